@@ -1,0 +1,1 @@
+"""One module per ``mahj`` command group. Each exposes ``register(subparsers)``; ``assistant.cli`` finds them."""
