@@ -1,0 +1,94 @@
+"""Speech: sentences for rulings, real espeak-ng synthesis measured, and a queue that never blocks."""
+
+import shutil
+import threading
+import time
+import wave
+from types import SimpleNamespace as R
+
+import numpy as np
+import pytest
+
+from assistant.profile import Profile
+from assistant.speech import QUIET, Speaker, announcement_for, synthesize_wav
+
+name = Profile(players=("Ada", "Bob", "Cy", "Di")).player
+
+
+def _wav_stats(path):
+    with wave.open(str(path)) as w:
+        frames = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
+        return w.getnframes() / w.getframerate(), float(np.sqrt(np.mean(frames**2))) / 32768
+
+
+def test_sentences_for_rulings():
+    assert announcement_for(R(kind="window_opened", seat=1, data={"tile": "3B"}), name).text == "Three Bam"
+    assert announcement_for(R(kind="window_closed", seat=None, data={}), name).text == "Window closed"
+    mj = announcement_for(R(kind="mahjong_verified", seat=2, data={"value": 50, "jokerless": True}), name)
+    assert mj.text == "Mah Jongg, Cy, 50, jokerless" and mj.level == QUIET
+    pay = announcement_for(R(kind="settlement", seat=None,
+                             data={"payments": {"0": -100, "1": -50, "2": 200, "3": -50}}), name)
+    assert pay.text == "Ada pays 100. Bob pays 50. Di pays 50. Cy receives 200."
+    claim = announcement_for(R(kind="claim_pending", seat=3, data={"purpose": "mahjong"}), name)
+    assert claim.text == "Di, Mah Jongg"
+    assert announcement_for(R(kind="help", seat=None, data={"message": "hand over the discards"}), name).text \
+        == "Please check: hand over the discards"
+    assert announcement_for(R(kind="something_new", seat=None, data={}), name) is None
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng (apt install espeak-ng)")
+@pytest.mark.parametrize("rate", [120, 300])
+def test_espeak_synthesises_audible_speech_and_rate_matters(tmp_path, rate):
+    seconds, rms = _wav_stats(synthesize_wav("Three Bam. Window closed.", tmp_path / "a.wav", rate=rate))
+    assert rms > 0.02, "silent WAV"
+    if rate == 120:
+        assert 1.2 < seconds < 4.0
+    else:
+        assert 0.4 < seconds < 1.5
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng")
+def test_speaker_writes_each_announcement_to_wav_dir(tmp_path):
+    sp = Speaker(wav_dir=tmp_path, verbosity="normal")
+    sp.announce(R(kind="window_opened", seat=0, data={"tile": "RD"}), name)
+    sp.announce(R(kind="turn", seat=1, data={}), name)  # verbose only: not said
+    assert sp.drain(10)
+    sp.close()
+    files = sorted(tmp_path.glob("*.wav"))
+    assert [f.name for f in files] == ["0001.wav"] and sp.spoken == ["Red Dragon"]
+    seconds, rms = _wav_stats(files[0])
+    assert seconds > 0.3 and rms > 0.02
+
+
+@pytest.mark.skipif(not shutil.which("flite"), reason="optional voice: apt install flite")
+def test_flite_voice(tmp_path):
+    seconds, rms = _wav_stats(synthesize_wav("Three Bam", tmp_path / "f.wav", engine="flite", voice="slt"))
+    assert seconds > 0.4 and rms > 0.02
+
+
+def test_queue_never_blocks_and_drops_stale_announcements():
+    gate = threading.Event()
+    said = []
+
+    def slow_speak(text):
+        gate.wait(5)
+        said.append(text)
+
+    sp = Speaker(speak=slow_speak, max_delay=0.2, queue_size=3)
+    start = time.perf_counter()
+    sp.say("first")
+    time.sleep(0.05)  # the worker is now stuck speaking "first"
+    for tile in ["1B", "2B", "3B", "4B", "5B"]:
+        sp.announce(R(kind="window_opened", seat=0, data={"tile": tile}), name)
+    for i in range(10):
+        sp.say(f"note {i}", level=1, kind="info")
+    sp.announce(R(kind="mahjong_verified", seat=0, data={"value": 25}), name)
+    assert time.perf_counter() - start < 0.2, "enqueueing blocked"
+    time.sleep(0.3)  # discards and notes are now stale; Mah Jongg may wait longer
+    gate.set()
+    assert sp.drain(5)
+    sp.close()
+    assert said[0] == "first"
+    assert "Mah Jongg, Ada, 25" in said
+    assert not any(s.startswith("One Bam") or s.startswith("note") for s in said)
+    assert sp.dropped >= 14
