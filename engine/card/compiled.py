@@ -1,0 +1,158 @@
+"""Expanding card lines into concrete hands and packing them into arrays the matcher scans at once.
+
+A line like ``FF 2026a 2222b 2222c X25`` stands for several concrete hands (one per assignment of tags to
+suits, per shift, per choice among alternatives). Compiling once into count vectors over the 35 natural tile
+kinds turns every question (is this Mah Jongg, how far is this hand, is this line dead) into a few numpy
+operations over all variations of the card, instead of a search per hand.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.card.model import NUMBERS, CardLine, Diagnostic, Group
+from engine.tiles import DRAGON_OF_SUIT, INDEX, JOKER, SET_COUNTS, SUITS, TILES, Suit, suit_tile
+
+#: Natural tile kinds (everything but the joker), the columns of the count arrays.
+KINDS = TILES[:INDEX[JOKER]]
+NK = len(KINDS)
+JOKERS_IN_SET = SET_COUNTS[JOKER]
+_SET = np.array([SET_COUNTS[k] for k in KINDS], dtype=np.int16)
+_SYMBOL_TILE = {"0": "WD", "F": "F", "N": "N", "E": "E", "W": "W", "S": "S"}
+
+
+@dataclass(frozen=True)
+class ConcreteGroup:
+    """One group of a concrete hand: its tiles (codes) and whether jokers may stand in it."""
+
+    tiles: tuple[str, ...]
+    joker_ok: bool
+
+    def __str__(self) -> str:
+        return " ".join(self.tiles)
+
+
+@dataclass(frozen=True)
+class Variation:
+    """One concrete hand a card line allows: 14 tiles in groups, suits and shifts resolved."""
+
+    line: CardLine
+    groups: tuple[ConcreteGroup, ...]
+
+    def tiles(self) -> list[str]:
+        return [t for g in self.groups for t in g.tiles]
+
+
+def _resolve(group: Group, suits: dict[str | None, Suit], shift: int) -> ConcreteGroup:
+    suit = suits.get(group.tag)
+    tiles = []
+    for ch in group.symbols:
+        if ch in NUMBERS:
+            tiles.append(suit_tile(int(ch) + shift, suit))
+        elif ch == "D":
+            tiles.append(DRAGON_OF_SUIT[suit])
+        else:
+            tiles.append(_SYMBOL_TILE[ch])
+    return ConcreteGroup(tuple(tiles), group.joker_ok)
+
+
+def _amounts(line: CardLine, choice: tuple[Group, ...]) -> tuple[int, ...]:
+    if line.shifts is not None:
+        return line.shifts
+    numbers = [int(ch) for g in choice for ch in g.symbols if ch in NUMBERS]
+    return tuple(range(1 - min(numbers), 9 - max(numbers) + 1))
+
+
+def expand(line: CardLine) -> list[Variation]:
+    """Every distinct concrete hand of a line (tag assignments x alternatives x shifts), in a stable order."""
+    seen: set[tuple] = set()
+    out: list[Variation] = []
+    for choice in itertools.product(*(s.alternatives for s in line.slots)):
+        tags = sorted({g.tag for g in choice if g.suited})  # [None] for a one-suit (untagged) line
+        for suits in itertools.permutations(SUITS, len(tags)):
+            mapping = dict(zip(tags, suits, strict=True))
+            for shift in _amounts(line, choice):
+                groups = tuple(_resolve(g, mapping, shift) for g in choice)
+                key = tuple(sorted((g.tiles, g.joker_ok) for g in groups))
+                if key not in seen:
+                    seen.add(key)
+                    out.append(Variation(line, groups))
+    return out
+
+
+def _counts(v: Variation) -> tuple[np.ndarray, np.ndarray]:
+    need = np.zeros(NK, dtype=np.int16)
+    elig = np.zeros(NK, dtype=np.int16)
+    for g in v.groups:
+        for t in g.tiles:
+            need[INDEX[t]] += 1
+            if g.joker_ok:
+                elig[INDEX[t]] += 1
+    return need, elig
+
+
+def impossible(need: np.ndarray, elig: np.ndarray) -> str | None:
+    """Why a concrete hand can never be built from one set, or None: naturals beyond the set, or > 8 jokers."""
+    natural_min = need - elig
+    over = np.flatnonzero(natural_min > _SET)
+    if over.size:
+        k = int(over[0])
+        return (f"needs {int(need[k])} x {KINDS[k]} but the set holds {int(_SET[k])} and jokers may stand "
+                f"for only {int(elig[k])} of them here")
+    jokers = int(np.maximum(need - _SET, 0).sum())
+    if jokers > JOKERS_IN_SET:
+        return f"needs at least {jokers} jokers but the set holds {JOKERS_IN_SET}"
+    return None
+
+
+class CompiledCard:
+    """All variations of all lines as arrays: ``need``/``elig`` (V x 35), eligible group counts by size.
+
+    Variations are stored grouped by line (``starts[i]`` is where line ``i`` begins), so per-line answers are
+    one ``np.minimum.reduceat``. ``support`` is a bitmask of the kinds each variation uses: a hand whose
+    natural kinds are not a subset of it cannot match, which discards almost every variation in one operation.
+    """
+
+    def __init__(self, lines: list[CardLine], filename: str) -> None:
+        self.lines = lines
+        self.errors: list[Diagnostic] = []
+        self.variations: list[Variation] = []
+        needs, eligs, line_of, counts = [], [], [], []
+        for i, line in enumerate(lines):
+            kept, reasons = 0, []
+            for v in expand(line):
+                need, elig = _counts(v)
+                why = impossible(need, elig)
+                if why:
+                    reasons.append(why)
+                    continue
+                self.variations.append(v)
+                needs.append(need)
+                eligs.append(elig)
+                line_of.append(i)
+                kept += 1
+            if not kept:
+                col = line.slots[0].alternatives[0].col if line.slots else 1
+                self.errors.append(Diagnostic(filename, line.source_line, col, f"impossible hand: {reasons[0]}"))
+            counts.append(kept)
+        self.line_variation_counts = counts
+        n = len(self.variations)
+        self.need = np.array(needs, dtype=np.int16).reshape(n, NK)
+        self.elig = np.array(eligs, dtype=np.int16).reshape(n, NK)
+        self.line_of = np.array(line_of, dtype=np.int32)
+        self.concealed = np.array([lines[i].concealed for i in line_of], dtype=bool)
+        self.starts = np.array([0, *itertools.accumulate(counts)][:-1], dtype=np.int64)
+        self.nonempty = np.array(counts) > 0
+        bits = (np.uint64(1) << np.arange(NK, dtype=np.uint64))
+        self.support = ((self.need > 0).astype(np.uint64) * bits).sum(axis=1, dtype=np.uint64) if n else \
+            np.zeros(0, dtype=np.uint64)
+        self.bits = bits
+        self.groups_by_size: dict[int, np.ndarray] = {}
+        for vi, v in enumerate(self.variations):
+            for g in v.groups:
+                if g.joker_ok:
+                    arr = self.groups_by_size.setdefault(len(g.tiles), np.zeros((n, NK), dtype=np.int8))
+                    arr[vi, INDEX[g.tiles[0]]] += 1

@@ -1,0 +1,318 @@
+"""Reading the ``.card`` text format into ``CardLine`` objects, collecting every problem with its position.
+
+The parser never stops at the first error: people type a whole card every April and want the full list of
+mistakes in one go. It checks what can be seen on a line by itself (symbols, tags, tile count, shift range);
+checks that need the expanded hands (more tiles of a kind than the set holds) happen in ``compiled``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from engine.card.model import NUMBERS, SYMBOLS, TAGS, CardLine, Diagnostic, Group, Slot
+
+HAND_TILES = 14
+HEADER_KEYS = ("card", "year", "publisher")
+_HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:(.*)$")
+_VALUE = re.compile(r"^([XC])(\d+)$")
+_AMOUNT = re.compile(r"^[+-]?\d+$")
+
+
+@dataclass
+class ParsedCard:
+    """What the text says, before compilation: header fields, sections in order, lines, and problems."""
+
+    filename: str
+    headers: dict[str, str] = field(default_factory=dict)
+    sections: list[str] = field(default_factory=list)
+    lines: list[CardLine] = field(default_factory=list)
+    errors: list[Diagnostic] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    col: int
+    quoted: bool = False
+
+
+class _LineReader:
+    """Error reporting bound to one source line."""
+
+    def __init__(self, parsed: ParsedCard, lineno: int) -> None:
+        self.parsed = parsed
+        self.lineno = lineno
+        self.failed = False
+
+    def error(self, col: int, message: str) -> None:
+        self.failed = True
+        self.parsed.errors.append(Diagnostic(self.parsed.filename, self.lineno, col, message))
+
+
+def _tokenize(raw: str, reader: _LineReader) -> list[_Token]:
+    """Split on whitespace; a ``"..."`` note is one token; ``#`` outside a note starts a comment."""
+    tokens: list[_Token] = []
+    i, n = 0, len(raw)
+    while i < n:
+        ch = raw[i]
+        if ch.isspace():
+            i += 1
+        elif ch == "#":
+            break
+        elif ch == '"':
+            end = raw.find('"', i + 1)
+            if end < 0:
+                reader.error(i + 1, "unterminated note: missing closing \"")
+                tokens.append(_Token(raw[i + 1:], i + 1, quoted=True))
+                break
+            tokens.append(_Token(raw[i + 1:end], i + 1, quoted=True))
+            i = end + 1
+        else:
+            start = i
+            while i < n and not raw[i].isspace() and raw[i] not in '#"':
+                i += 1
+            tokens.append(_Token(raw[start:i], start + 1))
+    return tokens
+
+
+def _strip_comment(raw: str) -> str:
+    """The line without a trailing comment (header lines have no notes, so a plain split is right)."""
+    return raw.split("#", 1)[0]
+
+
+def parse_text(text: str, filename: str = "<card>") -> ParsedCard:
+    """Parse the whole card text; problems go to ``ParsedCard.errors`` instead of raising."""
+    parsed = ParsedCard(filename)
+    section: str | None = None
+    numbers: dict[str, int] = {}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        reader = _LineReader(parsed, lineno)
+        body = _strip_comment(raw)
+        stripped = body.strip()
+        if not stripped:
+            continue
+        col = len(body) - len(body.lstrip()) + 1
+        if stripped.startswith("["):
+            section = _section(stripped, col, reader, parsed)
+            continue
+        header = _HEADER.match(stripped)
+        if header:
+            _header(header, col, reader, parsed)
+            continue
+        if section is None:
+            reader.error(col, "hand line before any [section] header")
+            section = ""
+        line = _hand_line(raw, reader, section, numbers.get(section, 0) + 1)
+        numbers[section] = numbers.get(section, 0) + 1
+        if line is not None:
+            parsed.lines.append(line)
+    if "card" not in parsed.headers:
+        parsed.errors.insert(0, Diagnostic(filename, 1, 1, "missing 'card: NAME' header"))
+    return parsed
+
+
+def _section(stripped: str, col: int, reader: _LineReader, parsed: ParsedCard) -> str:
+    if not stripped.endswith("]"):
+        reader.error(col + len(stripped), "section header needs a closing ]")
+    name = stripped[1:].rstrip("]").strip()
+    if not name:
+        reader.error(col, "empty section name")
+    elif name in parsed.sections:
+        reader.error(col + 1, f"section [{name}] appears twice")
+    else:
+        parsed.sections.append(name)
+    return name
+
+
+def _header(match: re.Match, col: int, reader: _LineReader, parsed: ParsedCard) -> None:
+    key, value = match.group(1).lower(), match.group(2).strip()
+    if key not in HEADER_KEYS:
+        reader.error(col, f"unknown header {match.group(1)!r} (expected {', '.join(HEADER_KEYS)})")
+    elif key in parsed.headers:
+        reader.error(col, f"header {key!r} given twice")
+    elif not value:
+        reader.error(col + len(match.group(1)) + 1, f"header {key!r} has no value")
+    else:
+        parsed.headers[key] = value
+
+
+def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> CardLine | None:
+    """Parse ``groups X|C<value> [shift ...] ["note"]``; returns None when the line has errors."""
+    tokens = _tokenize(raw, reader)
+    slots: list[Slot] = []
+    value: tuple[bool, int] | None = None
+    shift_token: _Token | None = None
+    shift_parts: list[_Token] = []
+    note: str = ""
+    stage = "groups"  # groups -> value seen -> shift -> note
+    for tok in tokens:
+        if tok.quoted:
+            if stage == "note":
+                reader.error(tok.col, "only one note per line")
+            elif value is None:
+                reader.error(tok.col, "the note must come after the X<value> or C<value>")
+            note, stage = tok.text, "note"
+            continue
+        if stage == "note":
+            reader.error(tok.col, f"unexpected {tok.text!r} after the note")
+            continue
+        if tok.text == "shift":
+            if value is None:
+                reader.error(tok.col, "shift must come after the X<value> or C<value>")
+            elif shift_token is not None:
+                reader.error(tok.col, "shift given twice")
+            shift_token, stage = tok, "shift"
+            continue
+        if stage == "shift":
+            shift_parts.append(tok)
+            continue
+        if tok.text[0] in "XC":
+            value = _value(tok, reader, value)
+            stage = "value"
+            continue
+        if stage == "value":
+            reader.error(tok.col, f"unexpected {tok.text!r} after the value (groups come first)")
+            continue
+        slot = _slot(tok, reader)
+        if slot is not None:
+            slots.append(slot)
+    end_col = len(raw.rstrip()) + 1
+    if value is None and not reader.failed:
+        reader.error(end_col, "missing X<value> (exposed hand) or C<value> (concealed hand)")
+    if not slots and not reader.failed:
+        reader.error(tokens[0].col if tokens else 1, "hand line has no tile groups")
+    _check_tags(slots, reader)
+    _check_count(slots, reader, tokens[0].col if tokens else 1)
+    shifts = _shifts(shift_token, shift_parts, slots, reader)
+    if reader.failed or value is None:
+        return None
+    text = " ".join(f'"{t.text}"' if t.quoted else t.text for t in tokens)
+    concealed, amount = value
+    return CardLine(section=section, number=number, text=text, value=amount, concealed=concealed,
+                    slots=tuple(slots), shifts=shifts[1], shifted=shifts[0], note=note,
+                    source_line=reader.lineno)
+
+
+def _value(tok: _Token, reader: _LineReader, previous: tuple[bool, int] | None) -> tuple[bool, int] | None:
+    m = _VALUE.match(tok.text)
+    if previous is not None:
+        reader.error(tok.col, "a line has one value")
+        return previous
+    if not m:
+        reader.error(tok.col, f"bad value {tok.text!r}: expected X<value> or C<value>, like X25 or C30")
+        return None
+    amount = int(m.group(2))
+    if amount <= 0:
+        reader.error(tok.col + 1, "a hand's value must be at least 1")
+    return (m.group(1) == "C", amount)
+
+
+def _slot(tok: _Token, reader: _LineReader) -> Slot | None:
+    """A group token, possibly with ``|`` alternatives; each alternative is symbols then an optional tag."""
+    alternatives: list[Group] = []
+    col = tok.col
+    ok = True
+    for part in tok.text.split("|"):
+        if not part:
+            reader.error(col, "empty alternative (two | in a row, or | at an end)")
+            ok = False
+        else:
+            group = _group(part, col, reader)
+            if group is None:
+                ok = False
+            else:
+                alternatives.append(group)
+        col += len(part) + 1
+    if not ok:
+        return None
+    sizes = {g.size for g in alternatives}
+    if len(sizes) > 1:
+        reader.error(tok.col, f"alternatives must have the same number of tiles, got sizes "
+                              f"{', '.join(str(g.size) for g in alternatives)}")
+        return None
+    return Slot(tuple(alternatives))
+
+
+def _group(part: str, col: int, reader: _LineReader) -> Group | None:
+    symbols, tag = part, None
+    if part[-1] in TAGS:
+        symbols, tag = part[:-1], part[-1]
+    for i, ch in enumerate(symbols):
+        where = col + i
+        if ch in SYMBOLS:
+            continue
+        if ch in TAGS:
+            reader.error(where, f"suit tag {ch!r} must end the group")
+        elif ch == "J":
+            reader.error(where, "unknown symbol 'J': jokers are not written on the card, they may stand in any "
+                                "group of 3 or more identical tiles")
+        elif ch in "BCGRP":
+            reader.error(where, f"unknown symbol {ch!r}: suits are written as tags a, b, c after a group "
+                                "(different tags = different suits); D is the dragon of the group's suit")
+        else:
+            reader.error(where, f"unknown symbol {ch!r} (expected 1-9, 0, F, N, E, W, S, D, then a tag a/b/c)")
+        return None
+    if not symbols:
+        reader.error(col, f"suit tag {tag!r} without tiles")
+        return None
+    group = Group(symbols, tag, col)
+    if tag is not None and not group.suited:
+        reader.error(col + len(symbols), f"suit tag on {symbols!r}, which has no suit "
+                                         "(zeros, winds and flowers are suitless)")
+        return None
+    return group
+
+
+def _check_tags(slots: list[Slot], reader: _LineReader) -> None:
+    """A line uses tags on all of its suited groups or on none of them (then it is a one-suit line)."""
+    groups = [g for s in slots for g in s.alternatives]
+    if not any(g.tag for g in groups):
+        return
+    for g in groups:
+        if g.suited and g.tag is None:
+            reader.error(g.col + g.size, f"group {g.symbols!r} needs a suit tag (a, b or c): other groups of "
+                                         "this line have one")
+
+
+def _check_count(slots: list[Slot], reader: _LineReader, col: int) -> None:
+    if not slots:
+        return
+    total = sum(s.size for s in slots)
+    if total != HAND_TILES:
+        reader.error(col, f"{total} tiles: a hand line has exactly {HAND_TILES}")
+
+
+def _shifts(token: _Token | None, parts: list[_Token], slots: list[Slot],
+            reader: _LineReader) -> tuple[bool, tuple[int, ...] | None]:
+    """(shifted, amounts): amounts None means ``shift any``; (False, (0,)) means numbers as written."""
+    if token is None:
+        return False, (0,)
+    numbers = [int(ch) for s in slots for g in s.alternatives for ch in g.symbols if ch in NUMBERS]
+    if not parts:
+        reader.error(token.col + len(token.text) + 1, "shift needs 'any' or a list of amounts like 0,2,4")
+        return True, (0,)
+    if not numbers and slots:
+        reader.error(token.col, "shift on a line without numbers (zeros, winds, flowers and dragons never shift)")
+        return True, (0,)
+    if len(parts) == 1 and parts[0].text == "any":
+        return True, None
+    amounts: list[int] = []
+    col = parts[0].col
+    for tok in parts:
+        col = tok.col
+        for item in tok.text.split(","):
+            if not item:
+                col += 1
+                continue
+            if not _AMOUNT.match(item):
+                reader.error(col, f"bad shift amount {item!r} (use 'any' or whole numbers like 0,2,4)")
+            else:
+                amount = int(item)
+                bad = [n for n in (min(numbers), max(numbers)) if not 1 <= n + amount <= 9] if numbers else []
+                if bad:
+                    reader.error(col, f"shift {amount} moves {bad[0]} to {bad[0] + amount}, outside 1-9")
+                elif amount not in amounts:
+                    amounts.append(amount)
+            col += len(item) + 1
+    return True, tuple(amounts) or (0,)
