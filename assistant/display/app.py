@@ -1,0 +1,214 @@
+"""The table display's web app (Starlette) and the thread that serves it (uvicorn).
+
+Live updates use server-sent events: one-way is all the page needs, EventSource reconnects by itself after a
+tablet sleeps, and it works through anything that passes plain HTTP. Corrections are ordinary POSTs.
+
+Security model: reading is open to this computer; any request from another machine needs the token (so a
+display bound to the LAN is not a public scoreboard), and every request that changes the game needs the token,
+always (so a web page in some other tab cannot forge an "undo" against 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from importlib import resources
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from assistant.display.state import TableView
+from engine.tiles import TileError, parse_tile
+
+log = logging.getLogger(__name__)
+STATIC = resources.files("assistant.display") / "static"
+
+#: What a correction request may carry (checked here so the pipeline only ever sees clean requests).
+CORRECTIONS = ("undo", "fix_tile", "claim")
+
+
+def check_correction(body: Any) -> dict:
+    """Validate a correction request body; raises ValueError with a message for the person who sent it."""
+    if not isinstance(body, dict) or body.get("action") not in CORRECTIONS:
+        raise ValueError(f"action must be one of {', '.join(CORRECTIONS)}")
+    action = body["action"]
+    if action == "undo":
+        return {"action": "undo"}
+    if action == "fix_tile":
+        try:
+            return {"action": "fix_tile", "tile": parse_tile(str(body.get("tile", "")))}
+        except TileError as exc:
+            raise ValueError(str(exc)) from None
+    seat = body.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+        raise ValueError("seat must be 0 (East), 1 (South), 2 (West) or 3 (North)")
+    purpose = body.get("purpose", "exposure")
+    if purpose not in ("mahjong", "exposure"):
+        raise ValueError("purpose must be mahjong or exposure")
+    return {"action": "claim", "seat": seat, "purpose": purpose}
+
+
+class Broadcaster:
+    """Holds the latest snapshot and wakes every connected page when it changes (thread-safe publish)."""
+
+    def __init__(self, initial: dict) -> None:
+        self.snapshot: dict = initial
+        self._subscribers: set[asyncio.Queue] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.closing = False
+
+    def publish(self, snapshot: dict) -> None:
+        self.snapshot = snapshot
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        for q in list(self._subscribers):
+            if q.full():  # a slow page only ever needs the newest snapshot
+                q.get_nowait()
+            q.put_nowait(self.snapshot)
+
+    async def stream(self) -> AsyncIterator[str]:
+        q: asyncio.Queue = asyncio.Queue(maxsize=1)
+        self._subscribers.add(q)
+        try:
+            yield f"data: {json.dumps(self.snapshot)}\n\n"
+            while not self.closing:
+                try:
+                    snap = await asyncio.wait_for(q.get(), timeout=1.0)
+                except TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                yield f"data: {json.dumps(snap)}\n\n"
+        finally:
+            self._subscribers.discard(q)
+
+
+def _is_loopback(request: Request) -> bool:
+    host = request.client.host if request.client else ""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host in ("localhost", "testclient")
+
+
+def _token_of(request: Request) -> str:
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return request.headers.get("x-mahj-token") or request.query_params.get("token", "")
+
+
+def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
+               on_correction: Callable[[dict], dict] | None = None) -> Starlette:
+    """The display app. ``on_correction`` receives a checked correction and returns a JSON-able answer."""
+
+    def allowed(request: Request, mutating: bool = False) -> bool:
+        if not mutating and _is_loopback(request):
+            return True
+        return bool(token) and hmac.compare_digest(_token_of(request).encode(), token.encode())
+
+    def forbidden() -> Response:
+        return JSONResponse({"error": "a valid token is needed (open the URL printed by mahj, with ?token=)"},
+                            status_code=403)
+
+    async def index(request: Request) -> Response:
+        if not allowed(request):
+            return forbidden()
+        return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-store"})
+
+    async def state(request: Request) -> Response:
+        if not allowed(request):
+            return forbidden()
+        return JSONResponse(broadcaster.snapshot | {"text_size": text_size})
+
+    async def events(request: Request) -> Response:
+        if not allowed(request):
+            return forbidden()
+        return StreamingResponse(broadcaster.stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    async def correction(request: Request) -> Response:
+        if not allowed(request, mutating=True):
+            return forbidden()
+        try:
+            body = check_correction(await request.json())
+        except json.JSONDecodeError:
+            return JSONResponse({"error": "body must be JSON"}, status_code=400)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        if on_correction is None:
+            return JSONResponse({"error": "corrections are not available here"}, status_code=503)
+        try:
+            return JSONResponse(on_correction(body))
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+
+    return Starlette(routes=[
+        Route("/", index), Route("/api/state", state), Route("/events", events),
+        Route("/api/correction", correction, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ])
+
+
+class DisplayServer:
+    """Serves the display from a daemon thread; ``publish`` is safe to call from the pipeline thread."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 8765, token: str = "", text_size: int = 150,
+                 on_correction: Callable[[dict], dict] | None = None, initial: dict | None = None) -> None:
+        self.host = host
+        self.token = token or secrets.token_urlsafe(12)
+        self.broadcaster = Broadcaster(initial or TableView().snapshot())
+        self.app = create_app(self.broadcaster, self.token, text_size, on_correction)
+        config = uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="off",
+                                timeout_graceful_shutdown=2)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._serve, name="display", daemon=True)
+
+    def _serve(self) -> None:
+        async def main() -> None:
+            self.broadcaster.loop = asyncio.get_running_loop()
+            await self._server.serve()
+        asyncio.run(main())
+
+    def start(self, timeout: float = 10.0) -> DisplayServer:
+        self._thread.start()
+        end = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > end:
+                raise OSError(f"display could not start on {self.host}:{self._server.config.port} "
+                              "(port in use? set display.port in the profile)")
+            time.sleep(0.02)
+        return self
+
+    @property
+    def port(self) -> int:
+        for server in self._server.servers:
+            for sock in server.sockets:
+                return sock.getsockname()[1]
+        return self._server.config.port
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}/?token={self.token}"
+
+    def publish(self, snapshot: dict) -> None:
+        self.broadcaster.publish(snapshot)
+
+    def stop(self) -> None:
+        self.broadcaster.closing = True
+        self._server.should_exit = True
+        self._thread.join(timeout=5)

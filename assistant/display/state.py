@@ -1,0 +1,149 @@
+"""What the table display shows, as one JSON snapshot folded from the referee's rulings.
+
+The page re-renders from the whole snapshot on every update rather than applying deltas: a tablet that wakes
+up, reconnects or misses a message is then never out of step, and the snapshot is a few kilobytes at most.
+Rulings arrive as JSON dicts (``kind``, ``t``, ``seat``, ``data``; ``Ruling.to_json()``), so this module does
+not depend on the referee's classes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from engine.tiles import TileError, spoken_name
+
+WINDS = ("East", "South", "West", "North")
+WINDOW_WORDS = {
+    "open": "Window OPEN: you may call",
+    "claim": "Claim pending: wait",
+    "closed": "Window CLOSED",
+    "none": "No discard yet",
+}
+
+
+def tile_name(code: Any) -> str:
+    try:
+        return spoken_name(str(code))
+    except TileError:
+        return str(code)
+
+
+def line_text(line: Any) -> str:
+    """A card line for people: "2468 #3: FF 2222 44 66 8888 (25, concealed)", from a dict or a string."""
+    if isinstance(line, dict):
+        where = f"{line.get('section', '')} #{line.get('number', '?')}".strip()
+        flags = f"{line.get('value', '?')}" + (", concealed" if line.get("concealed") else "")
+        return f"{where}: {line.get('text', '')} ({flags})"
+    return str(line)
+
+
+class TableView:
+    """Folds rulings (and the pipeline's notes) into the snapshot the display renders."""
+
+    def __init__(self, players: tuple[str, ...] = WINDS) -> None:
+        self.players = players
+        self.seq = 0
+        self.discard: dict | None = None
+        self.turn: int | None = None
+        self.window = "none"
+        self.seats = [
+            {"seat": i, "wind": WINDS[i], "name": players[i] or WINDS[i], "in_play": bool(players[i]),
+             "exposures": [], "dead": False, "dead_reason": ""}
+            for i in range(4)
+        ]
+        self.mahjong: dict | None = None
+        self.payments: dict | None = None
+        self.balances: dict | None = None
+        self.help: str = ""
+        self.status: str = "Waiting for the game to start"
+        self.log: deque[str] = deque(maxlen=12)
+        self.last_announcement = ""
+
+    def name(self, seat: Any) -> str:
+        try:
+            return self.seats[int(seat)]["name"]
+        except (TypeError, ValueError, IndexError):
+            return "someone"
+
+    def apply(self, ruling: dict) -> bool:
+        """Fold one ruling in; True if the display changed."""
+        kind, data = ruling.get("kind"), ruling.get("data") or {}
+        seat = ruling.get("seat", data.get("seat"))
+        if kind == "window_opened":
+            tile = data.get("tile")
+            self.discard = {"tile": tile, "name": tile_name(tile), "seat": seat, "by": self.name(seat),
+                            "named": data.get("named")}
+            self.window = "open"
+            self._say(f"{self.name(seat)} discards {tile_name(tile)}. Window open.")
+        elif kind == "window_closed":
+            self.window = "closed"
+            self._say("Window closed.")
+        elif kind == "claim_pending":
+            self.window = "claim"
+            what = "Mah Jongg" if data.get("purpose") == "mahjong" else "exposure"
+            self._say(f"{self.name(seat)} calls for {what}. Claim pending.")
+        elif kind == "claim_awarded":
+            self.window = "closed"
+            self._say(f"{self.name(seat)} takes {tile_name(data.get('tile'))}.")
+        elif kind == "turn":
+            self.turn = seat
+            self.status = f"{self.name(seat)}'s turn"
+        elif kind == "exposure_accepted":
+            self.seats[int(seat)]["exposures"].append(
+                [{"tile": t, "name": tile_name(t)} for t in data.get("tiles") or []])
+            self.log.appendleft(f"{self.name(seat)} exposes {' '.join(data.get('tiles') or [])}")
+        elif kind == "dead_hand":
+            self.seats[int(seat)]["dead"] = True
+            self.seats[int(seat)]["dead_reason"] = str(data.get("reason", ""))
+            self._say(f"{self.name(seat)}'s hand is dead: {data.get('reason', '')}")
+        elif kind == "mahjong_verified":
+            self.mahjong = {"ok": True, "seat": seat, "by": self.name(seat), "value": data.get("value"),
+                            "jokerless": bool(data.get("jokerless")), "self_picked": bool(data.get("self_picked")),
+                            "lines": [line_text(x) for x in data.get("lines") or []]}
+            self.window = "closed"
+            self._say(f"Mah Jongg verified for {self.name(seat)}, {data.get('value')} points.")
+        elif kind == "mahjong_in_error":
+            self.mahjong = {"ok": False, "seat": seat, "by": self.name(seat), "reason": data.get("reason", "")}
+            self._say(f"Mah Jongg in error: {self.name(seat)}. {data.get('reason', '')}")
+        elif kind == "settlement":
+            pay = data.get("payments") or {}
+            self.payments = {self.name(s): a for s, a in sorted(pay.items(), key=lambda kv: int(kv[0]))}
+            bal = data.get("balances") or {}
+            self.balances = {self.name(s): a for s, a in sorted(bal.items(), key=lambda kv: int(kv[0]))}
+            self.status = "Hand settled"
+            self.log.appendleft("Settlement: " + ", ".join(f"{k} {v:+g}" for k, v in self.payments.items()))
+        elif kind == "wall_game":
+            self.status = "Wall game: nobody pays"
+            self._say("Wall game.")
+        elif kind == "game_over":
+            self.status = "Game over"
+        elif kind == "rejected":
+            self.log.appendleft(f"Rejected: {data.get('reason', '')}")
+        elif kind == "help":
+            self.help = str(data.get("message", ""))
+            self._say(f"Please check: {self.help}" if self.help else "")
+        else:
+            return False
+        self.seq += 1
+        return True
+
+    def note(self, text: str) -> None:
+        """A line for the on-screen log (corrections, pipeline notices) that is not a ruling."""
+        self.log.appendleft(text)
+        self.seq += 1
+
+    def _say(self, text: str) -> None:
+        self.last_announcement = text
+        if text:
+            self.log.appendleft(text)
+
+    def snapshot(self) -> dict:
+        return {
+            "seq": self.seq, "published_ms": time.time() * 1000.0,
+            "discard": self.discard, "turn": self.turn, "turn_name": self.name(self.turn) if self.turn is not None
+            else "", "window": {"state": self.window, "words": WINDOW_WORDS[self.window]},
+            "seats": self.seats, "mahjong": self.mahjong, "payments": self.payments, "balances": self.balances,
+            "help": self.help, "status": self.status, "log": list(self.log), "announce": self.last_announcement,
+        }

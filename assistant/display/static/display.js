@@ -1,0 +1,106 @@
+// The live table display: renders the whole snapshot from the server on every server-sent event, announces
+// discards and window changes through an ARIA live region, and sends corrections (token required).
+"use strict";
+const params = new URLSearchParams(location.search);
+let token = params.get("token") || sessionStorage.getItem("mahj-token") || "";
+if (token) sessionStorage.setItem("mahj-token", token);
+const $ = (id) => document.getElementById(id);
+const ALL_TILES = [..."BCD"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}${s}`))
+  .concat(["N", "E", "W", "S", "RD", "GD", "WD", "F", "J"]);
+window.__mahjUpdates = [];  // [{seq, published_ms, rendered_ms}]: read by tests and the benchmark
+
+let textSize = +(localStorage.getItem("mahj-text-size") || 0);
+function setTextSize(pct) {
+  textSize = Math.max(75, Math.min(400, pct));
+  document.documentElement.style.fontSize = `${textSize}%`;
+  $("size-label").textContent = `${textSize}%`;
+  localStorage.setItem("mahj-text-size", String(textSize));
+}
+
+let last = { seq: -1, announce: "", window: "" };
+
+function render(s) {
+  $("status").textContent = s.status || "";
+  const d = s.discard;
+  $("discard-tile").innerHTML = d ? tileSVG(d.tile) : "";
+  $("discard-name").textContent = d ? d.name : "No discard yet";
+  $("discard-by").textContent = d ? `discarded by ${d.by}` + (d.named && d.named !== d.tile ? ` (called "${tileName(d.named)}")` : "") : "";
+  const w = $("window");
+  w.className = `window-state state-${s.window.state}`;
+  w.textContent = s.window.words;
+  $("turn").textContent = s.turn_name ? `${s.turn_name}'s turn` : "";
+  const seats = $("seats");
+  seats.innerHTML = "";
+  for (const seat of s.seats) {
+    if (!seat.in_play) continue;
+    const li = document.createElement("li");
+    const flags = (s.turn === seat.seat ? ` <span class="seat-turn">(turn)</span>` : "") +
+      (seat.dead ? ` <span class="seat-dead">DEAD${seat.dead_reason ? ": " + esc(seat.dead_reason) : ""}</span>` : "");
+    const exps = seat.exposures.map((e) =>
+      `<span class="exposure" role="group" aria-label="${esc(e.map((t) => t.name).join(", "))}">` +
+      e.map((t) => tileSVG(t.tile)).join("") + "</span>").join("");
+    li.innerHTML = `<span class="seat-name">${esc(seat.name)}</span> (${seat.wind})${flags}<div>${exps || "no exposures"}</div>`;
+    seats.appendChild(li);
+  }
+  const mj = s.mahjong;
+  if (!mj) $("mahjong").innerHTML = "<p>No Mah Jongg yet.</p>";
+  else if (mj.ok) {
+    $("mahjong").innerHTML = `<p class="mahjong-ok">Verified: ${esc(mj.by)}, ${esc(mj.value)} points` +
+      `${mj.jokerless ? ", jokerless" : ""}${mj.self_picked ? ", self-picked" : ""}</p>` +
+      `<ul>${mj.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
+  } else {
+    $("mahjong").innerHTML = `<p class="mahjong-bad">Mah Jongg in error: ${esc(mj.by)}. ${esc(mj.reason || "")}</p>`;
+  }
+  if (s.payments) {
+    const rows = Object.entries(s.payments).map(([who, amt]) =>
+      `<tr><th scope="row">${esc(who)}</th><td>${amt < 0 ? "pays " + -amt : amt > 0 ? "receives " + amt : "0"}</td>` +
+      `<td>${s.balances && who in s.balances ? s.balances[who] : ""}</td></tr>`).join("");
+    $("payments").innerHTML = `<table><caption class="visually-hidden">Payments for this hand</caption>` +
+      `<thead><tr><th scope="col">Player</th><th scope="col">This hand</th><th scope="col">Balance</th></tr></thead>` +
+      `<tbody>${rows}</tbody></table>`;
+  }
+  const help = $("help");
+  help.hidden = !s.help;
+  help.textContent = s.help ? `Please check: ${s.help}` : "";
+  $("log").innerHTML = s.log.map((l) => `<li>${esc(l)}</li>`).join("");
+  if (s.seq !== last.seq && (s.announce !== last.announce || s.window.state !== last.window) && last.seq >= 0) {
+    $("announce").textContent = s.announce;
+  }
+  last = { seq: s.seq, announce: s.announce, window: s.window.state };
+  window.__mahjUpdates.push({ seq: s.seq, published_ms: s.published_ms, rendered_ms: Date.now() });
+  if (window.__mahjUpdates.length > 500) window.__mahjUpdates.shift();
+}
+
+async function sendCorrection(body) {
+  if (!token) token = $("token").value.trim();
+  const res = await fetch("/api/correction", {
+    method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.json().catch(() => ({}));
+  $("corr-result").textContent = res.ok ? (answer.message || "Done.") : `Not done: ${answer.error || res.status}`;
+}
+
+function setup() {
+  $("fix-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
+  $("claim-seat").innerHTML = ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
+  $("token-row").hidden = !!token;
+  $("fix-form").addEventListener("submit", (e) => { e.preventDefault(); sendCorrection({ action: "fix_tile", tile: $("fix-tile").value }); });
+  $("claim-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    sendCorrection({ action: "claim", seat: +$("claim-seat").value, purpose: $("claim-purpose").value });
+  });
+  $("undo").addEventListener("click", () => sendCorrection({ action: "undo" }));
+  $("smaller").addEventListener("click", () => setTextSize(textSize - 25));
+  $("larger").addEventListener("click", () => setTextSize(textSize + 25));
+  fetch(`/api/state${token ? "?token=" + encodeURIComponent(token) : ""}`).then((r) => r.json()).then((s) => {
+    if (!textSize) setTextSize(s.text_size || 150); else setTextSize(textSize);
+    // Seat names for the claim list come from the server so players see their own names.
+    if (s.seats) $("claim-seat").innerHTML = s.seats.filter((x) => x.in_play)
+      .map((x) => `<option value="${x.seat}">${esc(x.name)} (${x.wind})</option>`).join("");
+  }).catch(() => setTextSize(textSize || 150));
+  const es = new EventSource(`/events${token ? "?token=" + encodeURIComponent(token) : ""}`);
+  es.onmessage = (ev) => render(JSON.parse(ev.data));
+  es.onerror = () => { $("status").textContent = "Connection lost: reconnecting…"; };
+}
+setup();

@@ -1,0 +1,81 @@
+"""The display's state folding and its HTTP rules (token, LAN, corrections), against the real server."""
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from assistant.display import DisplayServer, TableView, check_correction
+
+
+def _r(kind, seat=None, **data):
+    return {"kind": kind, "t": 0.0, "seat": seat, "data": data}
+
+
+def test_table_view_folds_a_hand():
+    v = TableView(("Ada", "Bob", "Cy", ""))
+    assert v.apply(_r("window_opened", 1, tile="3B", named="3B"))
+    assert v.snapshot()["discard"]["name"] == "Three Bam" and v.snapshot()["window"]["state"] == "open"
+    assert "Bob discards Three Bam" in v.snapshot()["announce"]
+    v.apply(_r("claim_pending", 2, purpose="exposure"))
+    assert v.window == "claim"
+    v.apply(_r("exposure_accepted", 2, tiles=["3B", "3B", "J"]))
+    v.apply(_r("dead_hand", 0, reason="no card line left"))
+    v.apply(_r("mahjong_verified", 2, value=30, jokerless=False, self_picked=False,
+               lines=[{"section": "2468", "number": 1, "text": "222 4444 666 8888", "value": 25}]))
+    v.apply(_r("settlement", payments={"0": -30, "1": -60, "2": 90}, balances={"0": -30, "1": -60, "2": 90}))
+    s = v.snapshot()
+    assert s["seats"][2]["exposures"][0][2]["name"] == "Joker"
+    assert s["seats"][0]["dead"] and not s["seats"][3]["in_play"]
+    assert s["mahjong"]["lines"] == ["2468 #1: 222 4444 666 8888 (25)"]
+    assert s["payments"] == {"Ada": -30, "Bob": -60, "Cy": 90}
+    assert not v.apply(_r("no_such_ruling"))
+
+
+@pytest.mark.parametrize("body, ok", [
+    ({"action": "undo"}, True), ({"action": "fix_tile", "tile": "three bam"}, True),
+    ({"action": "claim", "seat": 3, "purpose": "mahjong"}, True), ({"action": "fix_tile", "tile": "10B"}, False),
+    ({"action": "claim", "seat": 4}, False), ({"action": "claim", "seat": True}, False), ({"action": "x"}, False),
+    ([], False),
+])
+def test_corrections_are_checked(body, ok):
+    if ok:
+        assert check_correction(body)["action"] == body["action"]
+    else:
+        with pytest.raises(ValueError):
+            check_correction(body)
+
+
+def _call(url, body=None, token=None):
+    req = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"}
+                                 | ({"Authorization": f"Bearer {token}"} if token else {}))
+    try:
+        with urllib.request.urlopen(req, timeout=5) as res:
+            return res.status, json.loads(res.read() or b"null")
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+def test_server_reads_openly_on_loopback_but_corrections_need_the_token():
+    got = []
+    srv = DisplayServer(port=0, token="table-secret-1", on_correction=lambda c: got.append(c) or {"message": "ok"})
+    srv.start()
+    try:
+        base = f"http://127.0.0.1:{srv.port}"
+        assert srv.url.endswith("?token=table-secret-1")
+        assert _call(base + "/api/state")[0] == 200
+        assert _call(base + "/api/correction", {"action": "undo"})[0] == 403
+        assert _call(base + "/api/correction", {"action": "undo"}, token="wrong-token")[0] == 403
+        assert _call(base + "/api/correction", {"action": "fix_tile", "tile": "zz"}, token="table-secret-1")[0] == 400
+        assert _call(base + "/api/correction", {"action": "fix_tile", "tile": "soap"}, token="table-secret-1") \
+            == (200, {"message": "ok"})
+        assert got == [{"action": "fix_tile", "tile": "WD"}]
+    finally:
+        srv.stop()
+
+
+def test_a_token_is_made_up_when_none_is_configured():
+    a, b = DisplayServer(port=0), DisplayServer(port=0)
+    assert len(a.token) >= 12 and a.token != b.token

@@ -1,0 +1,141 @@
+"""The display in real headless Chromium: live updates, screen-reader announcements, keyboard use, axe audit.
+
+Screenshots go to tests/artifacts/ (gitignored). Skips, saying what is missing, where Chromium or Playwright
+is not installed; CI has both.
+"""
+
+import json
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.display import DisplayServer, TableView
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs the python playwright package")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+HERE = Path(__file__).parent
+ARTIFACTS = HERE / "artifacts"
+AXE = HERE / "vendor" / "axe-core" / "axe.min.js"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+TOKEN = "browser-test-token"
+
+
+def _r(kind, seat=None, **data):
+    return {"kind": kind, "t": 0.0, "seat": seat, "data": data}
+
+
+@pytest.fixture(scope="module")
+def table():
+    corrections = []
+    view = TableView(("Ada", "Bob", "Cy", "Di"))
+    srv = DisplayServer(port=0, token=TOKEN, initial=view.snapshot(),
+                        on_correction=lambda c: corrections.append(c) or {"message": f"{c['action']} done"}).start()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url)
+        page.wait_for_function("window.__mahjUpdates.length > 0")
+        ARTIFACTS.mkdir(exist_ok=True)
+        yield page, srv, view, corrections
+        browser.close()
+    assert not errors, errors
+    srv.stop()
+
+
+def _publish(srv, view, ruling):
+    view.apply(ruling)
+    snap = view.snapshot()
+    srv.publish(snap)
+    return snap["seq"]
+
+
+def test_live_updates_and_announcements(table):
+    page, srv, view, _ = table
+    seq = _publish(srv, view, _r("window_opened", 1, tile="7C", named="7C"))
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    assert page.inner_text("#discard-name") == "Seven Crak"
+    assert page.get_attribute("#discard-tile svg", "aria-label") == "Seven Crak"
+    assert "OPEN" in page.inner_text("#window")
+    assert page.inner_text("#announce") == "Bob discards Seven Crak. Window open."
+    assert page.get_attribute("#announce", "aria-live") == "assertive"
+    seq = _publish(srv, view, _r("window_closed", None, reason="rack", opened_at=0.0))
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    assert page.inner_text("#window") == "Window CLOSED"
+    assert page.inner_text("#announce") == "Window closed."
+    page.screenshot(path=str(ARTIFACTS / "display-window-closed.png"), full_page=True)
+
+
+def test_whole_hand_is_shown(table):
+    page, srv, view, _ = table
+    for r in [_r("turn", 2), _r("exposure_accepted", 2, tiles=["GD", "GD", "J"]),
+              _r("dead_hand", 3, reason="exposure fits no card line"),
+              _r("help", None, message="a hand covers the discard floor"),
+              _r("mahjong_verified", 2, value=25, jokerless=False, self_picked=True,
+                 lines=[{"section": "Winds-Dragons", "number": 2, "text": "FFFF DDD NEWS DDD", "value": 25}]),
+              _r("settlement", payments={"0": -50, "1": -50, "2": 150, "3": -50},
+                 balances={"0": -50, "1": -50, "2": 150, "3": -50})]:
+        seq = _publish(srv, view, r)
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    assert "Cy's turn" in page.inner_text("#turn")
+    assert page.locator("#seats [aria-label='Green Dragon, Green Dragon, Joker']").count() == 1
+    assert "DEAD" in page.inner_text("#seats")
+    assert "Verified: Cy, 25 points, self-picked" in page.inner_text("#mahjong")
+    assert "FFFF DDD NEWS DDD" in page.inner_text("#mahjong")
+    assert "receives 150" in page.inner_text("#payments")
+    assert page.is_visible("#help") and page.get_attribute("#help", "role") == "alert"
+    page.screenshot(path=str(ARTIFACTS / "display-mahjong.png"), full_page=True)
+
+
+def test_keyboard_only(table):
+    page, _, _, corrections = table
+    page.focus("body")
+    before = page.inner_text("#size-label")
+    for _ in range(12):  # tab to the "Larger text" button
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "larger":
+            break
+    assert page.evaluate("document.activeElement.id") == "larger"
+    page.keyboard.press("Enter")
+    assert int(page.inner_text("#size-label").rstrip("%")) == int(before.rstrip("%")) + 25
+    # Correct the last discard to Soap with the keyboard alone: focus the select, type, submit with Enter.
+    while page.evaluate("document.activeElement.id") != "fix-tile":
+        page.keyboard.press("Tab")
+    page.keyboard.type("Soap")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('corr-result').textContent.includes('done')")
+    while page.evaluate("document.activeElement.id") != "undo":
+        page.keyboard.press("Tab")
+    page.keyboard.press("Space")
+    page.wait_for_function("document.getElementById('corr-result').textContent === 'undo done'")
+    assert corrections[-2:] == [{"action": "fix_tile", "tile": "WD"}, {"action": "undo"}]
+    page.screenshot(path=str(ARTIFACTS / "display-keyboard.png"), full_page=True)
+
+
+def test_axe_audit_no_serious_violations_and_aaa_contrast(table):
+    page, *_ = table
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "axe.run(document, {rules: {'color-contrast-enhanced': {enabled: true}}}).then(r => r.violations)")
+    (ARTIFACTS / "axe-violations.json").write_text(json.dumps(result, indent=1))
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in result
+           if v["impact"] in ("serious", "critical") or v["id"] == "color-contrast-enhanced"]
+    assert not bad, bad
+
+
+def test_update_latency(table):
+    page, srv, view, _ = table
+    for tile in ["1B", "2D", "3C", "N", "RD", "F", "9D", "J", "WD", "5B"]:
+        seq = _publish(srv, view, _r("window_opened", 0, tile=tile, named=tile))
+        page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+        time.sleep(0.02)
+    ups = page.evaluate("window.__mahjUpdates").copy()[-10:]
+    lat = [u["rendered_ms"] - u["published_ms"] for u in ups]
+    assert statistics.median(lat) < 500, lat  # generous bound; bench/bench_assistant.py reports the figure
