@@ -1,0 +1,120 @@
+"""Render N synthetic table images with YOLO labels (face up / face down) and per-tile metadata.
+
+    python -m datasets.synth.generate --out datasets/rendered/synth --n 1500 --seed 1
+
+Image ``i`` depends only on (seed, i), so any subset can be re-rendered and two machines make the same files.
+Layout of ``--out`` (ultralytics-ready)::
+
+    data.yaml                       names {0: up, 1: down}
+    images/{train,val,test}/NNNNNN.jpg
+    labels/{train,val,test}/NNNNNN.txt   class cx cy w h (normalised)
+    meta/{train,val,test}/NNNNNN.json    style, camera, and every labelled tile with its code and visibility
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from .faces import HOLDOUT_STYLE
+from .layout import random_camera, random_scene
+from .scene import Label, render
+
+CLASSES = ("up", "down")
+#: Styles used for training data (HOLDOUT_STYLE is never among them).
+TRAIN_STYLES = tuple(s for s in range(1, 61) if s != HOLDOUT_STYLE)
+
+
+def split_of(i: int, n: int, val: float, test: float) -> str:
+    """Deterministic split by index: the last ``test`` fraction is test, the ``val`` fraction before it val."""
+    n_test, n_val = round(n * test), round(n * val)
+    if i >= n - n_test:
+        return "test"
+    if i >= n - n_test - n_val:
+        return "val"
+    return "train"
+
+
+def render_one(seed: int, i: int, styles: tuple[int, ...]) -> tuple[np.ndarray, list[Label], dict]:
+    """Render image ``i`` of a data set seeded by ``seed``; returns (image, labels, metadata)."""
+    rng = np.random.default_rng([seed, i])
+    style = int(styles[int(rng.integers(len(styles)))])
+    scene = random_scene(rng, style)
+    cam = random_camera(rng, scene)
+    img, labels = render(scene, cam, rng)
+    meta = {"seed": seed, "index": i, "style": style, "tilt_deg": round(cam.tilt_deg, 2),
+            "tiles": [{"code": lb.code, "face": lb.face, "box": [round(v, 2) for v in lb.box],
+                       "visibility": round(lb.visibility, 3), "variant": lb.variant} for lb in labels]}
+    return img, labels, meta
+
+
+def yolo_lines(labels: list[Label], width: int, height: int) -> list[str]:
+    out = []
+    for lb in labels:
+        x1, y1, x2, y2 = lb.box
+        out.append(f"{CLASSES.index(lb.face)} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                   f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+    return out
+
+
+def _job(args: tuple[Path, int, int, int, float, float, tuple[int, ...]]) -> int:
+    out, seed, i, n, val, test, styles = args
+    split = split_of(i, n, val, test)
+    img, labels, meta = render_one(seed, i, styles)
+    name = f"{i:06d}"
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (out / "labels" / split / f"{name}.txt").write_text("\n".join(yolo_lines(labels, img.shape[1], img.shape[0])))
+    (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta))
+    return len(labels)
+
+
+def generate(out: Path, n: int, seed: int, val: float = 0.1, test: float = 0.1,
+             styles: tuple[int, ...] = TRAIN_STYLES, workers: int = 1) -> None:
+    for sub in ("images", "labels", "meta"):
+        for split in ("train", "val", "test"):
+            (out / sub / split).mkdir(parents=True, exist_ok=True)
+    (out / "data.yaml").write_text(
+        f"path: {out.resolve()}\ntrain: images/train\nval: images/val\ntest: images/test\n"
+        f"names:\n  0: up\n  1: down\n")
+    jobs = [(out, seed, i, n, val, test, styles) for i in range(n)]
+    with Pool(workers) if workers > 1 else _Serial() as pool:
+        for _ in tqdm(pool.imap_unordered(_job, jobs, chunksize=4), total=n, desc="render", unit="img"):
+            pass
+
+
+class _Serial:
+    """Same interface as a Pool, in this process (easier to debug, no fork)."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def imap_unordered(self, fn, jobs, chunksize: int = 1):  # noqa: ANN001, ANN201, ARG002
+        return map(fn, jobs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="render synthetic American mahjong table images with YOLO labels")
+    ap.add_argument("--out", type=Path, required=True, help="output folder (e.g. datasets/rendered/synth)")
+    ap.add_argument("--n", type=int, default=1500, help="number of images")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--val", type=float, default=0.1, help="fraction for validation")
+    ap.add_argument("--test", type=float, default=0.1, help="fraction for the test split")
+    ap.add_argument("--styles", default=None,
+                    help="comma-separated style ids (default: the training styles, without the held-out style)")
+    ap.add_argument("--workers", type=int, default=1)
+    a = ap.parse_args()
+    styles = tuple(int(s) for s in a.styles.split(",")) if a.styles else TRAIN_STYLES
+    generate(a.out, a.n, a.seed, a.val, a.test, styles, a.workers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Random but plausible mid-game tables: four racks with standing tiles and exposures, a wall, a discard floor.
+
+All randomness comes from the ``rng`` passed in, so a seed gives the same table anywhere.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.tiles import FLOWER, JOKER, SET_COUNTS, TILES
+
+from .faces import style_for
+from .scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Rack, Scene, TableLook
+
+_FELT = [(60, 110, 40), (110, 70, 30), (40, 40, 120), (50, 50, 50), (120, 110, 100), (90, 60, 110), (30, 80, 60)]
+_WOOD = [(60, 100, 150), (40, 70, 110), (90, 140, 190), (30, 50, 80), (110, 160, 200)]
+_RACKS = [(30, 30, 30), (40, 40, 140), (120, 60, 20), (60, 110, 200), (160, 110, 220), (200, 200, 200),
+          (40, 110, 40), (50, 80, 120)]
+_SLEEVES = [(120, 60, 40), (40, 40, 40), (200, 200, 200), (60, 60, 150), (30, 110, 60), (150, 130, 200)]
+_SKIN = [(140, 170, 220), (100, 140, 200), (70, 100, 150), (50, 70, 110), (170, 200, 235)]
+
+
+def _bag(rng: np.random.Generator) -> list[str]:
+    bag = [c for c in TILES for _ in range(SET_COUNTS[c])]
+    rng.shuffle(bag)
+    return bag
+
+
+def _along(x: float, y: float, angle: float, along: float, across: float) -> tuple[float, float]:
+    """Point ``along`` mm in the seat's row direction and ``across`` mm towards the table centre."""
+    a = math.radians(angle)
+    return x + along * math.cos(a) - across * math.sin(a), y + along * math.sin(a) + across * math.cos(a)
+
+
+def random_scene(rng: np.random.Generator, style_id: int) -> Scene:
+    """A table in the middle of a game in set ``style_id``."""
+    bag = _bag(rng)
+
+    def draw() -> str:
+        return bag.pop() if bag else TILES[int(rng.integers(len(TILES)))]
+
+    def variant(code: str) -> int:
+        return int(rng.integers(8)) if code == FLOWER else 0
+
+    size = float(rng.uniform(820, 980))
+    table = TableLook(kind="wood" if rng.random() < 0.4 else "felt", size_mm=size,
+                      colour=tuple(int(c) for c in np.clip(np.array((_WOOD if rng.random() < 0.4 else _FELT)[
+                          int(rng.integers(5))]) + rng.integers(-20, 20, 3), 0, 255)),
+                      floor_colour=tuple(int(c) for c in rng.integers(30, 140, 3)), seed=int(rng.integers(1 << 30)))
+    tiles: list[PlacedTile] = []
+    racks: list[Rack] = []
+    rack_colour = _RACKS[int(rng.integers(len(_RACKS)))]
+    rack_dist = size / 2 - rng.uniform(45, 80)
+    for seat in range(4):
+        ang = seat * 90.0 + rng.normal(0, 2)
+        # Seat 0 sits at -y; rotate that position counterclockwise by 90 deg per seat.
+        rx, ry = _along(0, 0, ang, rng.normal(0, 15), -rack_dist)
+        rack = Rack(rx, ry, ang, length=float(rng.uniform(480, 580)), depth=float(rng.uniform(55, 80)),
+                    height=float(rng.uniform(22, 34)), colour=rack_colour)
+        racks.append(rack)
+        # Concealed tiles stand on the player's side of the rack, backs to the table.
+        n_stand = int(rng.integers(8, 15))
+        start = -n_stand * TILE_W / 2
+        for k in range(n_stand):
+            x, y = _along(rx, ry, ang, start + (k + 0.5) * TILE_W + rng.normal(0, 0.5), -rack.depth / 2 - 9)
+            code = draw()
+            tiles.append(PlacedTile(code, "down", x, y, ang + rng.normal(0, 2), standing=True, z=0.0,
+                                    variant=variant(code)))
+        # Exposures lie face up on the rack top.
+        pos = -rack.length / 2 + 15
+        for _ in range(int(rng.integers(0, 4))):
+            base = draw()
+            n = int(rng.integers(3, 6))
+            for j in range(n):
+                code = JOKER if (j > 0 and rng.random() < 0.25) else base
+                if pos + TILE_W > rack.length / 2 - 10:
+                    break
+                x, y = _along(rx, ry, ang, pos + TILE_W / 2, rng.normal(0, 2))
+                tiles.append(PlacedTile(code, "up", x, y, ang + rng.normal(0, 3), z=rack.height,
+                                        variant=variant(code)))
+                pos += TILE_W + rng.uniform(0, 3)
+            pos += rng.uniform(10, 30)
+        # The wall: 2-high stacks in front of the rack, part of it already picked.
+        if rng.random() < 0.85:
+            n_stacks = int(rng.integers(3, 20))
+            wx0 = -19 * TILE_W / 2 + rng.normal(0, 20)
+            wall_ang = ang + rng.normal(0, 4)
+            across = rack.depth / 2 + rng.uniform(25, 70)
+            for k in range(n_stacks):
+                x, y = _along(rx, ry, wall_ang, wx0 + (k + 0.5) * TILE_W, across + TILE_L / 2)
+                height = 2 if (k < n_stacks - 1 or rng.random() < 0.5) else 1
+                for level in range(height):
+                    tiles.append(PlacedTile(draw(), "down", x, y, wall_ang, z=level * style_for(style_id).thickness_mm))
+        elif rng.random() < 0.5:
+            # A hand laid out for Mah Jongg, face up in a row.
+            for k in range(14):
+                code = draw()
+                x, y = _along(rx, ry, ang, (k - 7) * TILE_W, rack.depth / 2 + 30)
+                tiles.append(PlacedTile(code, "up", x, y, ang + rng.normal(0, 2), variant=variant(code)))
+
+    # The discard floor: face up, any angle, some touching.
+    n_disc = int(rng.integers(0, 45))
+    floor_r = size / 2 - rack_dist * 0.2 - 160
+    placed: list[tuple[float, float]] = []
+    for _ in range(n_disc):
+        for _try in range(12):
+            if placed and rng.random() < 0.4:
+                px, py = placed[int(rng.integers(len(placed)))]
+                a = rng.uniform(0, 2 * math.pi)
+                x, y = px + 25 * math.cos(a), py + 25 * math.sin(a)
+            else:
+                x, y = rng.uniform(-floor_r, floor_r, 2)
+            if all((x - u) ** 2 + (y - v) ** 2 > 24**2 for u, v in placed):
+                break
+        else:
+            continue
+        placed.append((x, y))
+        code = draw()
+        angle = rng.uniform(0, 360) if rng.random() < 0.6 else rng.choice([0, 90, 180, 270]) + rng.normal(0, 8)
+        face = "down" if rng.random() < 0.05 else "up"
+        tiles.append(PlacedTile(code, face, float(x), float(y), float(angle), variant=variant(code)))
+
+    occluders = []
+    for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
+        seat_ang = math.radians(rng.uniform(0, 360))
+        sx, sy = (size / 2 + 150) * math.cos(seat_ang), (size / 2 + 150) * math.sin(seat_ang)
+        tx, ty = rng.uniform(-size / 3, size / 3, 2)
+        occluders.append(Occluder((sx, sy), (float(tx), float(ty)), z=float(rng.uniform(40, 140)),
+                                  width_mm=float(rng.uniform(65, 95)),
+                                  sleeve_colour=_SLEEVES[int(rng.integers(len(_SLEEVES)))],
+                                  skin_colour=_SKIN[int(rng.integers(len(_SKIN)))]))
+    return Scene(tiles=tiles, racks=racks, style_id=style_id, table=table, occluders=occluders,
+                 light=random_light(rng))
+
+
+def random_light(rng: np.random.Generator) -> Light:
+    return Light(
+        azimuth_deg=float(rng.uniform(0, 360)), elevation_deg=float(rng.uniform(40, 80)),
+        shadow=float(rng.uniform(0.1, 0.5)), brightness=float(rng.uniform(0.7, 1.2)),
+        gradient=float(rng.uniform(0, 0.4)), gradient_angle_deg=float(rng.uniform(0, 360)),
+        warmth=float(rng.uniform(-1, 1)), glare=float(rng.uniform(0.1, 0.5)) if rng.random() < 0.3 else 0.0,
+        glare_xy=(float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9))),
+        glare_radius=float(rng.uniform(0.05, 0.2)),
+        blur_sigma=float(rng.uniform(0.3, 1.5)) if rng.random() < 0.5 else 0.0,
+        motion_px=float(rng.uniform(2, 6)) if rng.random() < 0.15 else 0.0,
+        motion_angle_deg=float(rng.uniform(0, 180)), noise_sigma=float(rng.uniform(1, 6)),
+        jpeg_quality=int(rng.integers(55, 96)),
+    )
+
+
+def random_camera(rng: np.random.Generator, scene: Scene, width: int = 1280, height: int = 720) -> Camera:
+    """An overhead camera (tilt <= 30 deg) framing the whole table or part of it."""
+    hfov = math.radians(rng.uniform(55, 85))
+    fx = width / 2 / math.tan(hfov / 2)
+    view_w = rng.uniform(500, scene.table.size_mm * 1.15)
+    dist = fx * view_w / width
+    tilt = math.radians(rng.uniform(0, 30))
+    yaw = rng.uniform(0, 2 * math.pi)
+    lim = max(0.0, scene.table.size_mm / 2 - view_w / 3)
+    tx, ty = rng.uniform(-lim, lim, 2) if lim > 0 else (0.0, 0.0)
+    pos = (tx - dist * math.sin(tilt) * math.cos(yaw), ty - dist * math.sin(tilt) * math.sin(yaw),
+           dist * math.cos(tilt))
+    return Camera(width=width, height=height, fx=fx, fy=fx * rng.uniform(0.99, 1.01),
+                  cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
+                  target=(float(tx), float(ty)), roll_deg=float(rng.uniform(-180, 180)),
+                  k1=float(rng.uniform(0, 0.12)), k2=float(rng.uniform(0, 0.03)))

@@ -1,0 +1,103 @@
+"""The synthetic renderer: same seed -> same pixels; labels match the geometry; hidden tiles are not labelled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from datasets.synth.faces import FACE_H, FACE_W, back_image, face_image, style_for
+from datasets.synth.generate import render_one, split_of, yolo_lines
+from datasets.synth.scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Scene, render
+from engine.tiles import TILES
+
+QUIET = Light(shadow=0.0, gradient=0.0, noise_sigma=0.0, jpeg_quality=100, brightness=1.0)
+
+
+def overhead(width: int = 320, height: int = 240, **kw) -> Camera:
+    return Camera(width=width, height=height, fx=400, fy=400, cx=width / 2, cy=height / 2,
+                  position=(0.0, 0.0, 800.0), target=(0.0, 0.0), **kw)
+
+
+def test_faces_differ_between_codes_and_styles():
+    style = style_for(3)
+    faces = {c: face_image(c, style) for c in TILES}
+    assert all(f.shape == (FACE_H, FACE_W, 3) for f in faces.values())
+    for a in TILES:
+        for b in TILES:
+            if a < b:
+                assert np.abs(faces[a].astype(int) - faces[b].astype(int)).mean() > 1.0, (a, b)
+    assert style_for(3) == style_for(3)
+    assert style_for(3) != style_for(4)
+    assert back_image(style_for(3)).shape == (FACE_H, FACE_W, 3)
+
+
+def test_same_seed_same_image_and_labels():
+    img1, lab1, meta1 = render_one(7, 3, (1, 2))
+    img2, lab2, meta2 = render_one(7, 3, (1, 2))
+    assert np.array_equal(img1, img2)
+    assert meta1 == meta2 and lab1 == lab2
+    img3, _, _ = render_one(7, 4, (1, 2))
+    assert not np.array_equal(img1, img3)
+
+
+def test_label_box_matches_projected_tile():
+    scene = Scene(tiles=[PlacedTile("5D", "up", 30.0, -20.0)], style_id=2, light=QUIET)
+    cam = overhead()
+    img, labels = render(scene, cam, None)
+    assert len(labels) == 1
+    lb = labels[0]
+    assert lb.code == "5D" and lb.face == "up" and lb.visibility > 0.95
+    # Straight down from 800 mm with f = 400 px: 0.5 px per mm at the table, a bit more at the tile top.
+    thick = style_for(2).thickness_mm
+    s = 400 / (800 - thick)
+    exp = (160 + (30 - TILE_W / 2) * s, 120 - (-20 + TILE_L / 2) * s, 160 + (30 + TILE_W / 2) * s,
+           120 - (-20 - TILE_L / 2) * s)
+    # Image y grows downwards, table y upwards: the camera looks down with +y at the image top.
+    assert np.allclose(sorted(lb.box[::2]), sorted(exp[::2]), atol=1.0)
+    assert np.allclose(sorted(lb.box[1::2]), sorted(exp[1::2]), atol=1.0)
+    x1, y1, x2, y2 = map(int, lb.box)
+    inside = img[y1 + 2:y2 - 2, x1 + 2:x2 - 2].reshape(-1, 3).mean(axis=0)
+    outside = img[5:20, 5:20].reshape(-1, 3).mean(axis=0)
+    assert np.abs(inside - outside).sum() > 60  # the ivory face stands out from the felt
+
+
+def test_hidden_tiles_are_not_labelled():
+    thick = style_for(2).thickness_mm
+    tiles = [PlacedTile("1B", "down", 0.0, 0.0), PlacedTile("2B", "down", 0.0, 0.0, z=thick),
+             PlacedTile("3C", "up", 80.0, 0.0)]
+    arm = Occluder(start=(80.0, -400.0), end=(80.0, 20.0), z=60.0, width_mm=90.0)
+    _, labels = render(Scene(tiles=tiles, style_id=2, light=QUIET), overhead(), None)
+    assert sorted(lb.tile_index for lb in labels) == [1, 2]
+    _, labels = render(Scene(tiles=tiles, style_id=2, light=QUIET, occluders=[arm]), overhead(), None)
+    assert [lb.tile_index for lb in labels] == [1]
+
+
+def test_tilt_and_distortion_keep_boxes_on_the_tile():
+    cam = Camera(width=320, height=240, fx=300, fy=300, cx=160, cy=120, position=(0.0, -450.0, 780.0),
+                 target=(0.0, 0.0), k1=0.1)
+    assert 25 < cam.tilt_deg <= 31
+    scene = Scene(tiles=[PlacedTile("J", "up", 60.0, 40.0, angle_deg=30)], style_id=5, light=QUIET)
+    _, labels = render(scene, cam, None)
+    centre = cam.project(np.array([[60.0, 40.0, style_for(5).thickness_mm]]))[0]
+    x1, y1, x2, y2 = labels[0].box
+    assert x1 < centre[0] < x2 and y1 < centre[1] < y2
+
+
+def test_yolo_lines_and_splits():
+    from datasets.synth.scene import Label
+    lines = yolo_lines([Label(0, "J", "up", (10, 20, 30, 60), 1.0), Label(1, None, "down", (0, 0, 64, 48), 1.0)],
+                       64, 48)
+    assert lines[0].split()[0] == "0" and lines[1] == "1 0.500000 0.500000 1.000000 1.000000"
+    assert [split_of(i, 10, 0.2, 0.1) for i in range(10)].count("val") == 2
+    assert split_of(9, 10, 0.2, 0.1) == "test"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_scene_labels_are_inside_the_image(seed):
+    img, labels, meta = render_one(seed, 0, (1,))
+    h, w = img.shape[:2]
+    assert labels and len(meta["tiles"]) == len(labels)
+    for lb in labels:
+        x1, y1, x2, y2 = lb.box
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+        assert (lb.code is not None) or lb.face == "down"
