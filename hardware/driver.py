@@ -1,0 +1,474 @@
+"""Host driver for the signal board: ``open_board(port)`` -> Board.
+
+A background thread owns the serial port; the game only changes the *desired* state (``signal``, ``set_leds``,
+``beep``) and never waits on the board. The thread handshakes (HELLO), re-applies the desired state after any
+reconnect, board reset or fail-safe, retries lost commands with the same sequence number (the board answers a
+repeat from its cache, so a lost ack never beeps twice), heartbeats every second and turns board events into
+button presses with host times. Each recovery is logged as one line on the ``mahj.board`` logger.
+
+Ports: ``sim`` (the Python emulator), ``simavr`` (the real firmware in simavr, see hardware/rig.py), a device
+path, a pseudo-terminal, any pyserial URL such as ``socket://host:port``, or None to find a board by USB id.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import serial
+import serial.tools.list_ports
+
+from hardware import protocol as proto
+from hardware import signals
+from hardware.signals import Beep, BoardState
+
+log = logging.getLogger("mahj.board")
+
+BAUD = 250_000  # exact at 16 MHz with U2X (hardware/README.md)
+# USB ids of the Uno's own USB chip and of the usual clone/adapter chips.
+USB_IDS = {
+    (0x2341, 0x0043): "Arduino Uno (16U2)",
+    (0x2341, 0x0001): "Arduino Uno (8U2)",
+    (0x2A03, 0x0043): "Arduino Uno (arduino.org)",
+    (0x2341, 0x0243): "Arduino Uno R3 (16U2)",
+    (0x1A86, 0x7523): "CH340 Uno clone",
+    (0x0403, 0x6001): "FTDI FT232R adapter",
+}
+
+
+class BoardIncompatible(RuntimeError):
+    """The board speaks another protocol version; the driver refuses it instead of guessing."""
+
+
+class CommandRejected(RuntimeError):
+    """The board acknowledged a command with ERR (bad verb or arguments)."""
+
+
+class LinkLost(RuntimeError):
+    """The port failed or the board stopped answering; the thread reconnects."""
+
+
+class Link(Protocol):
+    def read(self, size: int = 1) -> bytes: ...
+    def write(self, data: bytes) -> int | None: ...
+    def reset_input_buffer(self) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ButtonPress:
+    """A call button press: ``board_ms`` is the board's clock at first contact, ``t`` the same instant on the
+    host's ``time.monotonic`` clock (estimated from heartbeat round trips; None before the first estimate)."""
+
+    seat: int
+    board_ms: int
+    t: float | None
+    event: int
+
+
+@dataclass(frozen=True)
+class BoardInfo:
+    protocol: int
+    firmware: str
+    name: str
+    port: str
+
+
+@dataclass
+class Recovery:
+    kind: str  # reconnect | board_reset | failsafe | resend | garbage | event_gap
+    detail: str
+    t: float = field(default_factory=time.monotonic)
+
+
+def discover() -> str | None:
+    """The first serial port whose USB vendor/product id is a known board chip, or None."""
+    for port in serial.tools.list_ports.comports():
+        if port.vid is not None and (port.vid, port.pid) in USB_IDS:
+            return port.device
+    return None
+
+
+def serial_opener(port: str | None) -> Callable[[], Link]:
+    """Opens a real port (exclusive, so two programs never fight over the board) or a pyserial URL."""
+
+    def open_link() -> Link:
+        device = port or discover()
+        if device is None:
+            ids = ", ".join(f"{v:04x}:{p:04x}" for v, p in USB_IDS)
+            raise LinkLost(f"no board found by USB id ({ids}); pass --port")
+        try:
+            return serial.serial_for_url(device, baudrate=BAUD, timeout=0.02, write_timeout=0.5, exclusive=True)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise LinkLost(f"cannot open {device}: {exc}") from exc
+
+    return open_link
+
+
+class Board:
+    """A signal board behind a background thread. All public methods return at once."""
+
+    def __init__(self, port: str, opener: Callable[[], Link], *, rig: Any = None, ack_timeout: float = 0.25,
+                 retries: int = 3, heartbeat_s: float = 1.0, queue_len: int = 8, beep_ttl_s: float = 5.0) -> None:
+        self.port = port
+        self.rig = rig  # the emulator or simavr rig behind "sim"/"simavr" (pin changes, button injection)
+        self.info: BoardInfo | None = None
+        self.error: Exception | None = None
+        self.recoveries: list[Recovery] = []
+        self.dropped_beeps = 0
+        self._open = opener
+        self._ack_timeout = ack_timeout
+        self._retries = retries
+        self._heartbeat_s = heartbeat_s
+        self._beep_ttl = beep_ttl_s
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+        self._desired = BoardState()
+        self._applied: BoardState | None = None
+        self._beeps: deque[tuple[float, Beep]] = deque(maxlen=queue_len)
+        self._requests: queue.Queue = queue.Queue(maxsize=queue_len)
+        self._presses: deque[ButtonPress] = deque(maxlen=64)
+        self._link: Link | None = None
+        self._splitter = proto.LineSplitter()
+        self._seq = 0
+        self._last_event = 0
+        self._replay_from = 0
+        self._offset: tuple[float, float] | None = None  # (round trip, host - board seconds)
+        self._last_tx = 0.0
+        self._lost_since: float | None = None
+        self._lost_cause = ""
+        self._lost_warned = False
+        self._last_log: dict[str, float] = {}
+        self._thread = threading.Thread(target=self._run, name=f"board {port}", daemon=True)
+        self._thread.start()
+
+    # ---- the game's side ------------------------------------------------------------------------------------
+    def signal(self, ruling: Any) -> bool:
+        """Shows a referee ruling (see hardware/signals.py); False when the ruling has no signal."""
+        with self._lock:
+            result = signals.apply(self._desired, ruling)
+            if result is None:
+                return False
+            self._desired, beep = result
+        if beep:
+            self.beep(beep)
+        self._wake.set()
+        return True
+
+    def set_leds(self, state: BoardState) -> None:
+        with self._lock:
+            self._desired = state
+        self._wake.set()
+
+    def beep(self, beep: Beep) -> None:
+        """Queues a beep; when the queue is full the oldest waiting beep is dropped (and counted)."""
+        with self._lock:
+            if len(self._beeps) == self._beeps.maxlen:
+                self.dropped_beeps += 1
+            self._beeps.append((time.monotonic(), beep))
+        self._wake.set()
+
+    def state(self) -> BoardState:
+        with self._lock:
+            return self._desired
+
+    def events(self) -> list[ButtonPress]:
+        """Button presses since the last call (oldest first)."""
+        out = []
+        while self._presses:
+            out.append(self._presses.popleft())
+        return out
+
+    @property
+    def connected(self) -> bool:
+        return self._ready.is_set()
+
+    def wait_ready(self, timeout: float = 5.0) -> bool:
+        """Waits for the handshake (for tools and tests, not the game); raises BoardIncompatible if refused."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self._ready.is_set() and self.error is None:
+            self._ready.wait(0.02)
+        if self.error is not None:
+            raise self.error
+        return self._ready.is_set()
+
+    def wait_applied(self, timeout: float = 2.0) -> bool:
+        """Waits until the board has acknowledged the current desired state and every queued beep."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._ready.is_set() and self._applied == self._desired and not self._beeps:
+                    return True
+            time.sleep(0.005)
+        return False
+
+    def request(self, verb: str, *args: object, timeout: float = 2.0) -> tuple[str, ...]:
+        """Sends one raw command through the thread and returns the reply fields after ``A <seq>``.
+
+        For ``mahj board check`` and tests; raises TimeoutError, CommandRejected or LinkLost."""
+        done: queue.Queue = queue.Queue(maxsize=1)
+        self._requests.put_nowait((verb, args, done))
+        self._wake.set()
+        try:
+            result = done.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"board on {self.port}: no answer to {verb} within {timeout} s") from None
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def close(self) -> None:
+        """Stops the thread and closes the port (and the rig behind sim/simavr). The board itself goes to its
+        fail-safe idle state 3 s later."""
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=3)
+        if self.rig is not None:
+            self.rig.close()
+
+    def __enter__(self) -> Board:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- the thread ---------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        backoff = 0.05
+        while not self._stop.is_set():
+            if self._link is None:
+                try:
+                    self._connect()
+                    backoff = 0.05
+                except BoardIncompatible as exc:
+                    self.error = exc
+                    log.error("board on %s: %s", self.port, exc)
+                    self._drop_link()
+                    return
+                except (LinkLost, serial.SerialException, OSError) as exc:
+                    self._drop_link()
+                    self._note_lost(str(exc))
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, 1.0)
+                continue
+            try:
+                self._service()
+            except (LinkLost, serial.SerialException, OSError) as exc:
+                self._drop_link()
+                self._note_lost(str(exc))
+        self._drop_link()
+
+    def _note_lost(self, cause: str) -> None:
+        now = time.monotonic()
+        if self._lost_since is None:
+            self._lost_since, self._lost_cause, self._lost_warned = now, cause, False
+        if not self._lost_warned and now - self._lost_since > 5 and self.info is not None:
+            log.warning("board on %s: unreachable for 5 s (%s); signals wait, retrying in the background",
+                        self.port, cause)
+            self._lost_warned = True
+        elif not self._lost_warned and self.info is None and now - self._lost_since > 5:
+            log.warning("board on %s: not found yet (%s); retrying in the background", self.port, cause)
+            self._lost_warned = True
+
+    def _drop_link(self) -> None:
+        self._ready.clear()
+        if self._link is not None:
+            try:
+                self._link.close()
+            except (serial.SerialException, OSError):
+                pass
+        self._link = None
+
+    def _recovered(self, kind: str, detail: str) -> None:
+        self.recoveries.append(Recovery(kind, detail))
+        now = time.monotonic()
+        if now - self._last_log.get(kind, -1e9) >= 5 or kind in ("reconnect", "board_reset", "failsafe"):
+            log.warning("board on %s: %s", self.port, detail)
+            self._last_log[kind] = now
+
+    def _connect(self) -> None:
+        link = self._open()
+        self._link = link
+        self._splitter = proto.LineSplitter()
+        link.reset_input_buffer()
+        link.write(b"\n")  # ends whatever partial line the board may hold from before
+        self._offset = None
+        reply = self._transact("HELLO", proto.PROTO_VERSION, tries=8)
+        if reply[0] == "ERR":
+            raise BoardIncompatible(f"board speaks protocol {reply[-1]}, this driver {proto.PROTO_VERSION}")
+        if len(reply) < 6 or reply[1] != "HELLO" or reply[2] != str(proto.PROTO_VERSION):
+            raise BoardIncompatible(f"unexpected HELLO reply {' '.join(reply)!r}; is this a mahj board?")
+        first = self.info is None
+        self.info = BoardInfo(int(reply[2]), reply[3], reply[4], self.port)
+        self._last_event = int(reply[5])  # events from before we connected are stale
+        self._transact("PING")  # first clock sample, so button presses get host times at once
+        with self._lock:
+            self._applied = None
+        self._ready.set()
+        if self._lost_since is not None and not first:
+            self._recovered("reconnect", f"recovered from '{self._lost_cause}' after "
+                            f"{time.monotonic() - self._lost_since:.1f} s; state re-applied")
+        elif first:
+            log.info("board on %s: %s firmware %s, protocol %d", self.port, self.info.name, self.info.firmware,
+                     self.info.protocol)
+        self._lost_since = None
+
+    def _service(self) -> None:
+        self._pump(0.0)
+        with self._lock:
+            desired, applied = self._desired, self._applied
+            now = time.monotonic()
+            while self._beeps and now - self._beeps[0][0] > self._beep_ttl:
+                self._beeps.popleft()  # a beep that could not be played in time is no longer news
+                self.dropped_beeps += 1
+            beep = self._beeps[0][1] if self._beeps else None
+        if desired != applied:
+            self._transact("LEDS", *desired.leds_args())
+            with self._lock:
+                self._applied = desired
+            return
+        if beep is not None:
+            self._transact("BEEP", beep.freq, beep.on_ms, beep.off_ms, beep.count)
+            with self._lock:
+                if self._beeps and self._beeps[0][1] is beep:
+                    self._beeps.popleft()
+            return
+        if self._replay_from:
+            start, self._replay_from = self._replay_from, 0
+            self._transact("REPLAY", start)
+            return
+        try:
+            verb, args, done = self._requests.get_nowait()
+        except queue.Empty:
+            pass
+        else:
+            try:
+                done.put(self._transact(verb, *args))
+            except (CommandRejected, LinkLost) as exc:
+                done.put(exc)
+                if isinstance(exc, LinkLost):
+                    raise
+            return
+        if time.monotonic() - self._last_tx >= self._heartbeat_s:
+            self._transact("PING")
+            return
+        self._wake.wait(0.02)
+        self._wake.clear()
+
+    def _write(self, data: bytes) -> None:
+        assert self._link is not None
+        self._link.write(data)
+        self._last_tx = time.monotonic()
+
+    def _transact(self, verb: str, *args: object, tries: int | None = None) -> tuple[str, ...]:
+        """Sends one command and waits for its ack, resending the same line on a timeout or an ``X`` notice."""
+        self._seq = self._seq % 65535 + 1
+        seq = self._seq
+        line = proto.command(seq, verb, *args)
+        tries = tries or self._retries + 1
+        for attempt in range(1, tries + 1):
+            sent = time.monotonic()
+            self._write(line)
+            reply = self._pump(self._ack_timeout, want=seq)
+            if reply is not None:
+                if attempt > 1 and verb != "HELLO":
+                    self._recovered("resend", f"{verb} #{seq} acknowledged on try {attempt}")
+                if verb == "PING" and len(reply) == 2 and reply[1].isdigit():
+                    self._clock_sample(sent, time.monotonic(), int(reply[1]))
+                if reply[0] == "ERR" and verb != "HELLO":
+                    raise CommandRejected(f"board on {self.port} rejected {line.decode().strip()}: "
+                                          f"{' '.join(reply)}")
+                return reply
+        raise LinkLost(f"no answer to {verb} #{seq} after {tries} tries")
+
+    def _pump(self, timeout: float, want: int | None = None) -> tuple[str, ...] | None:
+        """Reads and dispatches lines for up to ``timeout`` s; returns early with the ack for ``want`` (fields
+        after the number), or None on timeout or when the board sent an ``X`` notice (resend at once)."""
+        assert self._link is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            data = self._link.read(256)
+            for raw in self._splitter.feed(data):
+                try:
+                    frame = proto.parse(raw)
+                except proto.ProtocolError as exc:
+                    self._recovered("garbage", f"dropped a corrupt line from the board ({exc})")
+                    continue
+                if frame.kind == "A" and want is not None and frame.number == want:
+                    return frame.fields[1:]
+                if frame.kind == "X" and want is not None:
+                    return None
+                self._dispatch(frame)
+            if time.monotonic() >= deadline:
+                return None
+
+    def _dispatch(self, frame: proto.Frame) -> None:
+        if frame.kind == "E":
+            self._event(frame)
+        elif frame.kind == "H" and len(frame.fields) >= 3:
+            last = int(frame.fields[1]) if frame.fields[1].isdigit() else 0
+            if last > self._last_event and not self._replay_from:
+                self._replay_from = self._last_event + 1
+            if frame.fields[2] == "IDLE" and self._ready.is_set() and self._applied is not None:
+                self._board_went_idle("board reports idle (it missed the host for 3 s)")
+
+    def _board_went_idle(self, detail: str) -> None:
+        with self._lock:
+            self._applied = None
+        self._recovered("failsafe", f"{detail}; state re-applied")
+
+    def _event(self, frame: proto.Frame) -> None:
+        n, kind, args = frame.number, frame.fields[1], frame.fields[2:]
+        if kind == "BOOT":
+            self._last_event = n
+            self._offset = None
+            if self._ready.is_set():  # a reset while we were talking: say hello again, then re-apply
+                self._recovered("board_reset", f"board reset detected (cause: {' '.join(args[2:]) or '?'}); "
+                                "state re-applied")
+                with self._lock:
+                    self._applied = None
+            return
+        if n <= self._last_event:
+            return  # already seen (a REPLAY overlaps what arrived)
+        if n > self._last_event + 1:
+            self._recovered("event_gap", f"events {self._last_event + 1}..{n - 1} lost; asked for a replay")
+            self._replay_from = self._last_event + 1
+            return
+        self._last_event = n
+        if kind == "BTN" and len(args) == 2:
+            board_ms = int(args[1])
+            t = self._offset[1] + board_ms / 1000 if self._offset else None
+            self._presses.append(ButtonPress(int(args[0]), board_ms, t, n))
+        elif kind == "FAILSAFE" and self._applied is not None:
+            self._board_went_idle("board entered fail-safe (it missed the host for 3 s)")
+
+    def _clock_sample(self, sent: float, received: float, board_ms: int) -> None:
+        """Keeps the board-to-host clock offset from the tightest PING round trip (NTP's simplest rule)."""
+        rtt = received - sent
+        offset = (sent + received) / 2 - board_ms / 1000
+        if self._offset is None or rtt <= self._offset[0] * 1.5:
+            self._offset = (min(rtt, self._offset[0]) if self._offset else rtt, offset)
+
+
+def open_board(port: str | None = None, **options: Any) -> Board:
+    """A Board on ``port``: "sim" (emulator), "simavr" (firmware in simavr), a device, pty or pyserial URL, or
+    None to find one by USB id. Returns at once; the connection is made (and remade) in the background."""
+    if port == "sim":
+        from hardware.rig import EmulatorRig
+
+        rig = EmulatorRig()
+        return Board("sim", rig.open_link, rig=rig, **options)
+    if port == "simavr":
+        from hardware.rig import SimavrRig
+
+        rig = SimavrRig.start()
+        return Board(f"simavr:{rig.port}", serial_opener(rig.port), rig=rig, **options)
+    return Board(port or "auto", serial_opener(port), **options)

@@ -1,0 +1,343 @@
+"""A pure-Python signal board speaking hardware/PROTOCOL.md, selected with ``--port sim``.
+
+It mirrors the firmware (hardware/firmware/src) for machines without the AVR tools and for people trying the
+assistant without a board: same verbs, duplicate cache, events, heartbeats and 3 s fail-safe, on a 1 ms tick
+like the firmware's Timer2. It records every pin change with its time so the assistant can draw the LEDs and
+tests can check timings. Time only moves when ``advance`` is called (the link does it while the driver reads),
+which makes it deterministic under a fake clock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import serial
+
+from hardware import protocol as proto
+from hardware.pins import PINS, PinChange
+
+FW_VERSION = "0.1.0-emu"
+BOARD_NAME = "mahj-emulator"
+HOST_SILENCE_MS = 3000
+HEARTBEAT_MS = 1000
+DEBOUNCE_MS = 5
+CACHE_LEN = 4
+EVENT_LEN = 8
+COLOR_PINS = {"off": (), "red": ("WIN_R",), "green": ("WIN_G",), "amber": ("WIN_R", "WIN_G"), "blue": ("WIN_B",)}
+
+
+@dataclass
+class _Pattern:
+    mode: str = "0"  # 0 1 B F, or P (fail-safe pulse)
+    since_ms: int = 0
+
+    def lit(self, now_ms: int) -> bool:
+        dt = now_ms - self.since_ms
+        return {"1": True, "B": dt % 1000 < 500, "F": dt % 250 < 125, "P": dt % 2000 < 50}.get(self.mode, False)
+
+
+class BoardEmulator:
+    """The board. Thread-safe: the driver's link and a display may call it from different threads."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.RLock()
+        self.pin_changes: list[PinChange] = []
+        self.rx_log: list[tuple[float, bytes]] = []  # (time the board had the whole line, line)
+        self.boots: list[float] = []
+        self._levels = dict.fromkeys(PINS, 0)
+        self.reset()
+
+    # ---- life cycle -------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """A reset (button, power, watchdog): state lost, then the BOOT event."""
+        with self._lock:
+            self._boot_t = self._clock()
+            self.boots.append(self._boot_t)
+            self._ms = 0
+            self._out = bytearray()
+            self._line = bytearray()
+            self._line_bad = False
+            self._win_color = "off"
+            self._win = _Pattern()
+            self._seats = [_Pattern() for _ in range(proto.SEATS)]
+            self._beep: dict | None = None
+            self._idle = True
+            self._last_host_ms = 0
+            self._last_hb_ms = 0
+            self._event_n = 0
+            self._events: deque[str] = deque(maxlen=EVENT_LEN)
+            self._cache: deque[tuple[int, int, bytes]] = deque(maxlen=CACHE_LEN)
+            self._presses: list[tuple[int, int, int]] = []  # (due ms, seat, first-contact ms)
+            self.crc_errors = 0
+            self.duplicates = 0
+            self._window("blue", "P")
+            self._emit(f"BOOT {proto.PROTO_VERSION} {FW_VERSION} external")
+
+    # ---- the wire -----------------------------------------------------------------------------------------
+    def write(self, data: bytes) -> None:
+        """Bytes from the host."""
+        with self._lock:
+            self.advance()
+            for byte in data:
+                if byte == 0x0A:
+                    line = bytes(self._line).rstrip(b"\r")
+                    if self._line_bad:
+                        self._send("X LONG")
+                    elif line:
+                        self.rx_log.append((self._clock(), line))
+                        self._handle(line)
+                    self._line.clear()
+                    self._line_bad = False
+                elif (byte < 0x20 and byte != 0x0D) or byte > 0x7E or len(self._line) >= proto.LINE_MAX - 1:
+                    self._line_bad = True
+                else:
+                    self._line.append(byte)
+
+    def read(self) -> bytes:
+        """Bytes for the host, after advancing time."""
+        with self._lock:
+            self.advance()
+            out, self._out = bytes(self._out), bytearray()
+            return out
+
+    # ---- what tests and displays look at ------------------------------------------------------------------
+    def press(self, seat: int) -> float:
+        """A call button pressed now (it debounces for DEBOUNCE_MS like the firmware); returns the press time."""
+        with self._lock:
+            self.advance()
+            self._presses.append((self._ms + DEBOUNCE_MS, seat, self._ms))
+            return self._boot_t + self._ms / 1000
+
+    def levels(self) -> dict[str, int]:
+        """Current pin levels (LEDs 0/1, BUZZ in Hz)."""
+        with self._lock:
+            self.advance()
+            return dict(self._levels)
+
+    def now(self) -> float:
+        return self._clock()
+
+    @property
+    def boot_time(self) -> float:
+        return self._boot_t
+
+    # ---- time -----------------------------------------------------------------------------------------------
+    def advance(self) -> None:
+        """Runs the 1 ms ticks up to the clock's now (a long gap only replays its last 10 s)."""
+        with self._lock:
+            target = int((self._clock() - self._boot_t) * 1000)
+            self._ms = max(self._ms, target - 10_000)
+            while self._ms < target:
+                self._ms += 1
+                self._tick()
+
+    def _tick(self) -> None:
+        self._update_leds()
+        self._update_beep()
+        for due, seat, at in [p for p in self._presses if p[0] <= self._ms]:
+            self._presses.remove((due, seat, at))
+            self._emit(f"BTN {seat} {at}")
+        if not self._idle and self._ms - self._last_host_ms >= HOST_SILENCE_MS:
+            self._enter_idle()
+        if self._ms - self._last_hb_ms >= HEARTBEAT_MS:
+            self._last_hb_ms = self._ms
+            self._send(f"H {self._ms} {self._event_n} {'IDLE' if self._idle else 'LINK'}")
+
+    def _t(self) -> float:
+        return self._boot_t + self._ms / 1000
+
+    def _set_pin(self, pin: str, value: int, t: float | None = None) -> None:
+        if self._levels[pin] != value:
+            self._levels[pin] = value
+            self.pin_changes.append(PinChange(self._t() if t is None else t, pin, value))
+
+    def _update_leds(self, t: float | None = None) -> None:
+        lit = COLOR_PINS[self._win_color] if self._win.lit(self._ms) else ()
+        for pin in ("WIN_R", "WIN_G", "WIN_B"):
+            self._set_pin(pin, int(pin in lit), t)
+        for i, seat in enumerate(self._seats):
+            self._set_pin(f"SEAT{i}", int(seat.lit(self._ms)), t)
+        self._set_pin("LINK", int(not self._idle), t)
+
+    def _update_beep(self) -> None:
+        b = self._beep
+        if not b:
+            return
+        dt = self._ms - b["phase"]
+        if b["sounding"] and dt >= b["on"]:
+            b["sounding"], b["phase"] = False, b["phase"] + b["on"]
+            self._set_pin("BUZZ", 0)
+            if not b["left"]:
+                self._beep = None
+        elif not b["sounding"] and dt >= b["off"]:
+            b["left"], b["phase"], b["sounding"] = b["left"] - 1, b["phase"] + b["off"], True
+            self._set_pin("BUZZ", b["freq"])
+
+    # ---- protocol -------------------------------------------------------------------------------------------
+    def _send(self, body: str) -> bytes:
+        line = proto.frame(body)
+        self._out += line
+        return line
+
+    def _emit(self, text: str) -> None:
+        self._event_n = self._event_n % 65535 + 1
+        self._events.append(f"E {self._event_n} {text}")
+        self._send(self._events[-1])
+
+    def _window(self, color: str, mode: str) -> None:
+        self._win_color = color
+        self._win = _Pattern("0" if color == "off" else mode, self._ms)
+
+    def _enter_idle(self) -> None:
+        self._idle = True
+        self._seats = [_Pattern() for _ in range(proto.SEATS)]
+        self._window("blue", "P")
+        self._beep = None
+        self._set_pin("BUZZ", 0)
+        self._update_leds()
+        self._emit(f"FAILSAFE {self._ms}")
+
+    def _handle(self, line: bytes) -> None:
+        now = self._clock()
+        try:
+            frame = proto.parse(line)
+        except proto.ProtocolError as exc:
+            if "CRC mismatch" in str(exc):
+                self.crc_errors += 1
+                self._send("X CRC")
+            else:
+                self._send("X FORMAT")
+            return
+        if frame.kind != "C" or len(frame.fields) < 2 or not 1 <= frame.number <= 65535:
+            self._send("X FORMAT")
+            return
+        self._last_host_ms = self._ms
+        if self._idle:
+            self._idle = False
+            self._window("off", "0")
+        for seq, crc, reply in self._cache:
+            if seq == frame.number and crc == frame.crc:
+                self.duplicates += 1
+                self._out += reply
+                return
+        replay: list[str] = []
+        result = self._run(frame.fields[1], list(frame.fields[2:]), replay)
+        reply = self._send(f"A {frame.number} {result}")
+        self._cache.append((frame.number, frame.crc, reply))
+        for event in replay:
+            self._send(event)
+        self._update_leds(now)
+        if frame.fields[1] == "RESET" and result == "OK":
+            sent = bytes(self._out)
+            self.reset()  # the ack is out first, then the board restarts
+            self._out[:0] = sent
+
+    def _run(self, verb: str, args: list[str], replay: list[str]) -> str:
+        """Executes one verb; returns the reply after ``A <seq>``."""
+
+        def num(text: str, lo: int, hi: int) -> int:
+            if not text.isdigit() or len(text) > 5 or not lo <= int(text) <= hi:
+                raise ValueError(text)
+            return int(text)
+
+        def mode(text: str) -> str:
+            if len(text) != 1 or text not in proto.MODES:
+                raise ValueError(text)
+            return text
+
+        arity = {"HELLO": 1, "PING": 0, "LEDS": 3, "WIN": 2, "SEAT": 2, "BEEP": 4, "QUIET": 0, "STATUS": 0,
+                 "REPLAY": 1, "RESET": 0}
+        if verb not in arity:
+            return "ERR VERB"
+        if len(args) != arity[verb]:
+            return "ERR ARG"
+        try:
+            if verb == "HELLO":
+                if num(args[0], 0, 65535) != proto.PROTO_VERSION:
+                    return f"ERR PROTO {proto.PROTO_VERSION}"
+                self._cache.clear()
+                return f"OK HELLO {proto.PROTO_VERSION} {FW_VERSION} {BOARD_NAME} {self._event_n}"
+            if verb == "PING":
+                return f"OK {self._ms}"
+            if verb in ("LEDS", "WIN"):
+                if args[0] not in proto.COLORS:
+                    raise ValueError(args[0])
+                win_mode = mode(args[1])
+                seats = [mode(c) for c in args[2]] if verb == "LEDS" else []
+                if verb == "LEDS" and len(seats) != proto.SEATS:
+                    raise ValueError(args[2])
+                self._window(args[0], win_mode)
+                for i, m in enumerate(seats):
+                    if self._seats[i].mode != m:
+                        self._seats[i] = _Pattern(m, self._ms)
+                return "OK"
+            if verb == "SEAT":
+                self._seats[num(args[0], 0, 3)] = _Pattern(mode(args[1]), self._ms)
+                return "OK"
+            if verb == "BEEP":
+                values = [num(a, *limits) for a, limits in zip(args, proto.BEEP_LIMITS.values(), strict=True)]
+                freq, on, off, count = values
+                self._beep = {"freq": freq, "on": on, "off": off, "left": count - 1, "phase": self._ms,
+                              "sounding": True}
+                self._set_pin("BUZZ", 0)  # a new pattern restarts the tone
+                self._set_pin("BUZZ", freq, self._clock())
+                return "OK"
+            if verb == "QUIET":
+                self._beep = None
+                self._set_pin("BUZZ", 0, self._clock())
+                return "OK"
+            if verb == "STATUS":
+                seats = "".join(s.mode for s in self._seats)
+                return (f"OK {self._win_color} {self._win.mode} {seats} {int(self._beep is not None)} "
+                        f"{self.crc_errors} {self.duplicates} {self._ms}")
+            if verb == "REPLAY":
+                start = num(args[0], 1, 65535)
+                kept = [e for e in self._events if int(e.split()[1]) >= start]
+                replay.extend(kept)
+                first = int(kept[0].split()[1]) if kept else start
+                return f"OK {first} {self._event_n}"
+            return "OK"  # RESET: _handle restarts the board once the ack is out
+        except ValueError:
+            return "ERR ARG"
+
+
+class EmulatorLink:
+    """A pyserial-like port onto a BoardEmulator (read/write/close, timeouts), for the driver's ``sim`` port.
+
+    ``unplug()`` on the owning rig makes reads and writes fail like a vanished USB port.
+    """
+
+    def __init__(self, board: BoardEmulator, is_plugged: Callable[[], bool], timeout: float = 0.02) -> None:
+        self._board = board
+        self._plugged = is_plugged
+        self.timeout = timeout
+        self.is_open = True
+
+    def _check(self) -> None:
+        if not self.is_open or not self._plugged():
+            raise serial.SerialException("sim: device disconnected")
+
+    def read(self, size: int = 1) -> bytes:
+        deadline = time.monotonic() + (self.timeout or 0)
+        while True:
+            self._check()
+            data = self._board.read()
+            if data or time.monotonic() >= deadline:
+                return data
+            time.sleep(0.002)
+
+    def write(self, data: bytes) -> int:
+        self._check()
+        self._board.write(data)
+        return len(data)
+
+    def reset_input_buffer(self) -> None:
+        self._board.read()
+
+    def close(self) -> None:
+        self.is_open = False

@@ -1,0 +1,256 @@
+"""Test rigs behind the ``sim`` and ``simavr`` ports: something that runs a board and lets a test (or
+``mahj board check``) look at its pins and press its buttons.
+
+Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``unplug()``/``replug()``,
+``pin_changes()``, ``rx_log()`` (when the board had each host line), ``boot_time()``, ``now()``, ``close()``.
+Times are the board's own clock in seconds (simulated time for simavr), so timings measured here are honest
+however loaded the machine running the test is.
+
+SimavrRig runs the real firmware ELF in the C harness hardware/rig/boardrig.c (built against libsimavr by
+hardware/firmware/Makefile); its UART is a pseudo-terminal that the driver opens like a real port, reached
+through a symlink that survives ``unplug``/``replug``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import serial
+
+from hardware.emulator import BoardEmulator, EmulatorLink
+from hardware.pins import PinChange
+
+FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
+BUILD_DIR = FIRMWARE_DIR / "build"
+ELF = BUILD_DIR / "mahj-board.elf"
+HARNESS = BUILD_DIR / "boardrig"
+AVR_PACKAGES = "gcc-avr avr-libc simavr libsimavr-dev libelf-dev make gcc pkg-config"
+
+
+class RigUnavailable(RuntimeError):
+    """The AVR tool chain or simavr is missing; the message names the packages to install."""
+
+
+def missing_tools() -> str | None:
+    """Why the simavr rig cannot be built here, or None when it can."""
+    missing = [tool for tool in ("avr-gcc", "avr-objcopy", "avr-size", "make", "gcc") if shutil.which(tool) is None]
+    if not Path("/usr/include/simavr/sim_avr.h").exists():
+        missing.append("simavr headers")
+    if missing:
+        return f"missing {', '.join(missing)}: install the Debian packages {AVR_PACKAGES}"
+    return None
+
+
+def build(quiet: bool = True) -> str:
+    """Builds the firmware and the harness if out of date (make decides); returns avr-size's report."""
+    why = missing_tools()
+    if why:
+        raise RigUnavailable(why)
+    result = subprocess.run(["make", "-C", str(FIRMWARE_DIR), "all", "rig"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"firmware build failed in {FIRMWARE_DIR}:\n{result.stdout}{result.stderr}")
+    size = subprocess.run(["avr-size", "-C", "--mcu=atmega328p", str(ELF)], capture_output=True, text=True)
+    return size.stdout
+
+
+class EmulatorRig:
+    """The Python emulator behind port ``sim``."""
+
+    kind = "sim"
+    port = "sim"
+
+    def __init__(self) -> None:
+        self.board = BoardEmulator()
+        self._generation = 0
+        self._plugged = True
+
+    def open_link(self) -> EmulatorLink:
+        if not self._plugged:
+            raise serial.SerialException("sim: no such device (unplugged)")
+        generation = self._generation
+        return EmulatorLink(self.board, lambda: self._plugged and self._generation == generation)
+
+    def press(self, seat: int, hold_ms: int = 60) -> float:
+        return self.board.press(seat)
+
+    def reset(self) -> float:
+        self.board.reset()
+        return self.board.boot_time
+
+    def unplug(self) -> None:
+        self._plugged = False
+        self._generation += 1
+
+    def replug(self) -> None:
+        self._plugged = True
+
+    def pin_changes(self) -> list[PinChange]:
+        self.board.advance()
+        return list(self.board.pin_changes)
+
+    def rx_log(self) -> list[tuple[float, bytes]]:
+        return list(self.board.rx_log)
+
+    def boot_time(self) -> float:
+        return self.board.boot_time
+
+    def now(self) -> float:
+        return self.board.now()
+
+    def close(self) -> None:
+        self.unplug()
+
+
+class SimavrRig:
+    """The real firmware in simavr, driven through the boardrig harness process."""
+
+    kind = "simavr"
+
+    def __init__(self, proc: subprocess.Popen, workdir: str) -> None:
+        self._proc = proc
+        self._workdir = workdir
+        self.port = str(Path(workdir) / "ttyBOARD")
+        self._cond = threading.Condition()
+        self._pins: list[PinChange] = []
+        self._rx: list[tuple[float, bytes]] = []
+        self._tx: list[tuple[float, bytes]] = []
+        self._replies: list[tuple[str, list[str]]] = []
+        self._boot = 0.0
+        self._now = 0.0
+        self._reader = threading.Thread(target=self._read, name="boardrig", daemon=True)
+        self._reader.start()
+        self._expect("READY", timeout=10)
+
+    @classmethod
+    def start(cls, realtime: bool = True) -> SimavrRig:
+        build()
+        workdir = tempfile.mkdtemp(prefix="mahj-rig-")
+        args = [str(HARNESS), str(ELF), str(Path(workdir) / "ttyBOARD")]
+        if not realtime:
+            args.append("--fast")
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, bufsize=1)
+        return cls(proc, workdir)
+
+    # ---- harness output -----------------------------------------------------------------------------------
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for raw in self._proc.stdout:
+            parts = raw.rstrip("\n").split(" ", 3)
+            tag = parts[0]
+            with self._cond:
+                if len(parts) >= 2 and parts[1].isdigit():
+                    self._now = max(self._now, int(parts[1]) / 1e9)
+                if tag == "P":
+                    self._pins.append(PinChange(int(parts[1]) / 1e9, parts[2], int(parts[3])))
+                elif tag in ("RX", "TX"):
+                    line = (parts[2] + (" " + parts[3] if len(parts) > 3 else "")).encode()
+                    t = int(parts[1]) / 1e9
+                    (self._rx if tag == "RX" else self._tx).append((t, line))
+                    if tag == "TX" and b" BOOT " in line:
+                        self._boot = self._boot_candidate
+                elif tag == "R":
+                    self._boot_candidate = int(parts[1]) / 1e9
+                else:
+                    self._replies.append((tag, parts[1:]))
+                self._cond.notify_all()
+        with self._cond:
+            self._replies.append(("EXIT", []))
+            self._cond.notify_all()
+
+    _boot_candidate = 0.0
+
+    def _expect(self, tag: str, timeout: float = 5.0) -> list[str]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for i, (t, fields) in enumerate(self._replies):
+                    if t == tag:
+                        del self._replies[: i + 1]
+                        return fields
+                    if t == "EXIT":
+                        err = self._proc.stderr.read() if self._proc.stderr else ""
+                        raise RuntimeError(f"boardrig exited: {err.strip()}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"boardrig did not answer {tag} within {timeout} s")
+                self._cond.wait(left)
+
+    def _command(self, text: str, reply: str) -> list[str]:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(text + "\n")
+        self._proc.stdin.flush()
+        return self._expect(reply)
+
+    # ---- the rig surface ----------------------------------------------------------------------------------
+    def press(self, seat: int, hold_ms: int = 60) -> float:
+        """Presses a call button (with contact bounce); returns the simulated time of first contact."""
+        return int(self._command(f"PRESS {seat} {hold_ms}", "B")[0]) / 1e9
+
+    def reset(self) -> float:
+        """Pulls the reset line (like the reset button or the Uno's auto-reset); returns the simulated time."""
+        return int(self._command("RESET", "R")[0]) / 1e9
+
+    def unplug(self) -> None:
+        """The USB cable is pulled: the pty disappears (the firmware keeps running)."""
+        self._command("UNPLUG", "U")
+
+    def replug(self) -> None:
+        """The cable is back: a new pty behind the same path."""
+        self._command("REPLUG", "READY")
+
+    def garbage(self, data: str) -> None:
+        """Line noise from the board's side: raw bytes into the host's receive stream."""
+        self._command(f"NOISE {data}", "N")
+
+    def pin_changes(self) -> list[PinChange]:
+        with self._cond:
+            return list(self._pins)
+
+    def rx_log(self) -> list[tuple[float, bytes]]:
+        with self._cond:
+            return list(self._rx)
+
+    def tx_log(self) -> list[tuple[float, bytes]]:
+        with self._cond:
+            return list(self._tx)
+
+    def boot_time(self) -> float:
+        with self._cond:
+            return self._boot
+
+    def now(self) -> float:
+        return int(self._command("TIME", "T")[0]) / 1e9
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.write("QUIT\n")
+                self._proc.stdin.flush()
+                self._proc.wait(timeout=3)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def __del__(self) -> None:
+        if getattr(self, "_proc", None) is not None and self._proc.poll() is None:
+            self._proc.kill()
+
+
+def wait_until(predicate, timeout: float = 3.0, step: float = 0.01) -> bool:
+    """Polls ``predicate`` until true or ``timeout`` (real) seconds; for tests and the board check."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return bool(predicate())
+
+
