@@ -138,6 +138,9 @@ class Card:
             return Verdict(False, reason=f"{hand.total} tiles; Mah Jongg needs 14")
         if hand.problem:
             return Verdict(False, reason=hand.problem)
+        over = _beyond_set(hand)
+        if over:
+            return Verdict(False, reason=over)
         c = self._c
         mask = self._fit(hand)
         hbits = np.bitwise_or.reduce(c.bits[hand.h > 0]) if hand.h.any() else np.uint64(0)
@@ -250,6 +253,19 @@ class Card:
         unseen, unseen_jokers = self._unseen(hand, _seen_counts(seen), own=False)
         alive = self._fit(hand) & ~self._distance(hand, unseen, unseen_jokers)["dead"]
         return [self.lines[i] for i in sorted(set(self._c.line_of[alive].tolist()))]
+
+
+def _beyond_set(hand: _Hand) -> str | None:
+    """A hand no real set can produce (a misread tile, a typo): more of a kind than the 152-tile set holds."""
+    naturals = hand.h + hand.exposed_naturals
+    over = np.flatnonzero(naturals > _SET)
+    if over.size:
+        k = int(over[0])
+        return f"{int(naturals[k])} x {KINDS[k]}, but a set has only {int(_SET[k])}"
+    jokers = hand.jokers + hand.exposed_jokers
+    if jokers > JOKERS_IN_SET:
+        return f"{jokers} jokers, but a set has only {JOKERS_IN_SET}"
+    return None
 
 
 def _seen_counts(seen: Sequence[str]) -> np.ndarray:

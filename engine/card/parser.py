@@ -146,13 +146,15 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
     shift_parts: list[_Token] = []
     note: str = ""
     stage = "groups"  # groups -> value seen -> shift -> note
+    unreadable = False  # a group had errors: the tile count would only repeat them
     for tok in tokens:
         if tok.quoted:
             if stage == "note":
                 reader.error(tok.col, "only one note per line")
             elif value is None:
                 reader.error(tok.col, "the note must come after the X<value> or C<value>")
-            note, stage = tok.text, "note"
+            else:
+                note, stage = tok.text, "note"
             continue
         if stage == "note":
             reader.error(tok.col, f"unexpected {tok.text!r} after the note")
@@ -160,7 +162,8 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
         if tok.text == "shift":
             if value is None:
                 reader.error(tok.col, "shift must come after the X<value> or C<value>")
-            elif shift_token is not None:
+                return None
+            if shift_token is not None:
                 reader.error(tok.col, "shift given twice")
             shift_token, stage = tok, "shift"
             continue
@@ -175,7 +178,9 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
             reader.error(tok.col, f"unexpected {tok.text!r} after the value (groups come first)")
             continue
         slot = _slot(tok, reader)
-        if slot is not None:
+        if slot is None:
+            unreadable = True
+        else:
             slots.append(slot)
     end_col = len(raw.rstrip()) + 1
     if value is None and not reader.failed:
@@ -183,7 +188,8 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
     if not slots and not reader.failed:
         reader.error(tokens[0].col if tokens else 1, "hand line has no tile groups")
     _check_tags(slots, reader)
-    _check_count(slots, reader, tokens[0].col if tokens else 1)
+    if not unreadable:
+        _check_count(slots, reader, tokens[0].col if tokens else 1)
     shifts = _shifts(shift_token, shift_parts, slots, reader)
     if reader.failed or value is None:
         return None

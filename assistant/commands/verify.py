@@ -1,0 +1,81 @@
+"""``mahj verify TILES...``: is this hand Mah Jongg on the card, on which lines, for how much; or how far off.
+
+``--batch`` reads JSON Lines (``{"tiles": "1B 1B ...", "exposed": ["3B 3B J", ...]}``) on stdin and writes one
+verdict object per input line, in order, so a tournament desk can check a whole session's claims at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
+from engine.card import Card, Verdict
+from engine.tiles import TileError, parse_tiles
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="check a 14-tile hand (concealed TILES plus --exposed) against the card")
+    add_card_option(p)
+    p.add_argument("tiles", nargs="*", metavar="TILES", help="the concealed tiles, e.g. 1B 1B 2B ... or '3 bam'")
+    p.add_argument("--batch", action="store_true", help="read JSON Lines hands on stdin, write one verdict per line")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+@guarded
+def run(args: argparse.Namespace) -> int:
+    card = load_or_fail(args.card)
+    if args.batch:
+        return _batch(card, sys.stdin, sys.stdout)
+    if not args.tiles:
+        raise InputError("no tiles given (or use --batch)")
+    concealed = parse_hand(args.tiles)
+    exposed = parse_exposed(args.exposed)
+    verdict = card.verify(concealed, exposed)
+    if args.json:
+        print(json.dumps(verdict.to_json()))
+    else:
+        print(describe(verdict))
+    return 0 if verdict.mahjong else 1
+
+
+def describe(verdict: Verdict) -> str:
+    if verdict.reason:
+        return f"Not Mah Jongg: {verdict.reason}"
+    if verdict.mahjong:
+        best = verdict.lines[0]
+        kind = "singles and pairs" if verdict.singles_and_pairs else ("jokerless" if verdict.jokerless else
+                                                                      "with jokers")
+        out = [f"Mah Jongg: {best.section} #{best.number}, value {verdict.value} ({kind})", f"  {best.text}"]
+        out += [f"  also matches {ln.section} #{ln.number} ({ln.value}): {ln.text}" for ln in verdict.lines[1:]]
+        return "\n".join(out)
+    out = ["Not Mah Jongg. Nearest lines:"]
+    for s in verdict.nearest:
+        need = ", ".join(f"{m.count}x {m.tile}{' (joker ok)' if m.joker_ok else ''}" for m in s.need)
+        out.append(f"  {s.line.section} #{s.line.number} ({s.line.value}): {s.missing} missing: {need}")
+        out.append(f"      {s.line.text}")
+    return "\n".join(out)
+
+
+def _batch(card: Card, stdin, stdout) -> int:
+    """One output object per non-blank input line; a bad line gets {"error": ...} and the rest go on."""
+    for lineno, raw in enumerate(stdin, start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+            if not isinstance(item, dict) or "tiles" not in item:
+                raise ValueError('expected an object with "tiles"')
+            tiles = parse_tiles(item["tiles"])
+            exposed = item.get("exposed") or []
+            if not isinstance(exposed, list):
+                raise ValueError('"exposed" must be a list of groups')
+            groups = [parse_tiles(g) for g in exposed]
+            out = card.verify(tiles, groups).to_json()
+        except (ValueError, TileError) as exc:
+            out = {"error": f"stdin:{lineno}: {exc}"}
+        stdout.write(json.dumps(out) + "\n")
+        stdout.flush()
+    return 0
