@@ -33,7 +33,7 @@ def tile_name(code: Any) -> str:
 def line_text(line: Any) -> str:
     """A card line for people: "2468 #3: FF 2222 44 66 8888 (25, concealed)", from a dict or a string."""
     if isinstance(line, dict):
-        where = f"{line.get('section', '')} #{line.get('number', '?')}".strip()
+        where = f"{line.get('section', '')} #{line.get('number', line.get('line', '?'))}".strip()
         flags = f"{line.get('value', '?')}" + (", concealed" if line.get("concealed") else "")
         return f"{where}: {line.get('text', '')} ({flags})"
     return str(line)
@@ -124,10 +124,37 @@ class TableView:
         elif kind == "help":
             self.help = str(data.get("message", ""))
             self._say(f"Please check: {self.help}" if self.help else "")
+        elif kind == "help_cleared":
+            self.help = ""
+        elif kind == "corrected":
+            if isinstance(data.get("state"), dict):
+                self.sync(data["state"])
+            self.log.appendleft(f"Corrected ({data.get('action')}): the game was replayed")
         else:
             return False
         self.seq += 1
         return True
+
+    def sync(self, state: dict) -> None:
+        """Take over the referee's observable state (after a correction replayed the game, or a resume), so the
+        screen never shows an exposure or a discard that the correction removed."""
+        for i, seat in enumerate(state.get("seats") or []):
+            if i >= 4:
+                break
+            self.seats[i]["exposures"] = [[{"tile": t, "name": tile_name(t)} for t in e]
+                                          for e in seat.get("exposures") or []]
+            self.seats[i]["dead"] = seat.get("out") is not None
+            self.seats[i]["dead_reason"] = seat.get("out_reason") or ""
+        self.turn = state.get("turn")
+        w = state.get("window")
+        if w:
+            self.discard = {"tile": w["tile"], "name": tile_name(w["tile"]), "seat": w["discarder"],
+                            "by": self.name(w["discarder"]), "named": w.get("named")}
+            self.window = "claim" if w.get("claims") else "open"
+        else:
+            self.window = "closed" if self.discard else "none"
+        if self.turn is not None:
+            self.status = f"{self.name(self.turn)}'s turn"
 
     def note(self, text: str) -> None:
         """A line for the on-screen log (corrections, pipeline notices) that is not a ruling."""

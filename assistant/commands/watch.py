@@ -1,0 +1,86 @@
+"""``mahj watch --camera N | --video FILE | --frames DIR``: run the assistant on a table and print as it goes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from assistant.profile import Profile, ProfileError, load_profile
+from assistant.sources import FrameSource, SourceError
+from assistant.wiring import KEY_HELP, Options, SetupError
+
+
+def add_output_options(p: argparse.ArgumentParser) -> None:
+    """Options shared with ``mahj demo``."""
+    p.add_argument("--profile", type=Path, help="profile TOML (see `mahj init`); default: built-in defaults")
+    p.add_argument("--board", metavar="PORT", help='board port: sim, simavr, a device, auto or none')
+    p.add_argument("--no-speech", action="store_true", help="do not speak")
+    p.add_argument("--no-display", action="store_true", help="do not serve the web display")
+    p.add_argument("--paced", action="store_true", help="play a recording at its real speed (as if live)")
+    p.add_argument("--json", action="store_true", help="JSON Lines: one object per event, ruling and board change")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="watch a table: camera -> referee -> board, display, speech, journal",
+                       description=f"Watch a table and rule as the game goes. {KEY_HELP}")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", type=int, metavar="N", help="camera index (default: the profile's camera)")
+    src.add_argument("--video", type=Path, metavar="FILE", help="a recorded video instead of a camera")
+    src.add_argument("--frames", type=Path, metavar="DIR", help="a folder of frames (sorted by name)")
+    p.add_argument("--journal", type=Path, help="journal file; if it exists, the game resumes from it")
+    p.add_argument("--resume", action="store_true", help="resume the latest unfinished journal in journal_dir")
+    p.add_argument("--annotate", type=Path, metavar="MP4", help="also write an annotated video")
+    add_output_options(p)
+    p.set_defaults(func=run)
+
+
+def latest_unfinished(journal_dir: Path) -> Path | None:
+    """The newest journal in ``journal_dir`` whose game has not ended (the one to resume)."""
+    for path in sorted(journal_dir.glob("game-*.jsonl"), key=lambda q: q.stat().st_mtime, reverse=True):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if '"game_over"' not in text:
+            return path
+    return None
+
+
+def options_from(args: argparse.Namespace, profile: Profile) -> Options:
+    return Options(as_json=args.json, speech=not args.no_speech, display=not args.no_display,
+                   board_port=args.board)
+
+
+def fail(args: argparse.Namespace, message: str) -> int:
+    print(json.dumps({"type": "error", "message": message}) if args.json else f"error: {message}")
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from assistant.session import watch
+
+    try:
+        profile = load_profile(args.profile)
+    except ProfileError as exc:
+        return fail(args, str(exc))
+    spec = args.camera if args.camera is not None else args.video or args.frames or profile.camera.source
+    journal = args.journal
+    if journal is None and args.resume:
+        journal = latest_unfinished(profile.journal_dir)
+        if journal is None:
+            return fail(args, f"no unfinished journal in {profile.journal_dir}")
+    if journal is None:
+        journal = profile.journal_dir / time.strftime("game-%Y%m%d-%H%M%S.jsonl")
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        source = FrameSource(spec, fps=None if isinstance(spec, int) else profile.camera.fps, paced=args.paced,
+                             width=profile.camera.width, height=profile.camera.height)
+        result = watch(profile, options_from(args, profile), source, journal, annotate=args.annotate)
+    except (SourceError, SetupError) as exc:
+        return fail(args, str(exc))
+    summary = {"type": "summary", "journal": str(result.journal), "frames": result.frames,
+               "interrupted": result.interrupted, "mahjong": result.mahjong, "settlement": result.settlement}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"journal: {result.journal} ({result.frames} frames)")
+    return 130 if result.interrupted else 0

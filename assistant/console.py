@@ -1,0 +1,112 @@
+"""What ``mahj watch`` and ``mahj demo`` print: events and rulings as they happen, and the board's LEDs.
+
+Text for people (one line per event or ruling, the board's lights drawn after each change, in colour on a
+terminal), or JSON Lines with ``--json`` (one object per line: ``{"type": "event"|"ruling"|"observation"|
+"board", ...}``) for machines.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from engine.referee import events as rev
+from engine.tiles import TileError, spoken_name
+
+WINDS = ("East", "South", "West", "North")
+_ANSI = {"green": "\033[42;30m", "red": "\033[41;97m", "amber": "\033[43;30m", "blue": "\033[44;97m",
+         "off": "\033[40;97m"}
+_RESET = "\033[0m"
+
+
+def _tile(code: Any) -> str:
+    try:
+        return f"{code} ({spoken_name(str(code))})"
+    except TileError:
+        return str(code)
+
+
+def describe_ruling(r: Any, name: Any) -> str:
+    """One readable line for a ruling (or notice)."""
+    d = r.data or {}
+    who = name(r.seat) if r.seat is not None else ""
+    k = r.kind
+    if k == "window_opened":
+        return f"window OPEN on {_tile(d.get('tile'))} from {who}"
+    if k == "window_closed":
+        return f"window CLOSED ({d.get('reason', '')})"
+    if k == "mahjong_verified":
+        lines = "; ".join(f"{x.get('section')} #{x.get('line', x.get('number'))} {x.get('text')}"
+                          for x in d.get("lines") or [])
+        flags = ", jokerless" if d.get("jokerless") else ""
+        flags += ", self-picked" if d.get("self_picked") else f", on {name(d.get('discarder'))}'s discard"
+        return f"MAH JONGG verified: {who}, {d.get('value')} points{flags} [{lines}]"
+    if k == "settlement":
+        pays = ", ".join(f"{name(int(s))} {v:+d}" for s, v in (d.get("payments") or {}).items())
+        return f"settlement: {pays}"
+    if k in ("dead_hand", "mahjong_in_error", "rejected"):
+        return f"{k.replace('_', ' ')}: {who} {d.get('reason', '')}".replace("  ", " ")
+    if k in ("help", "help_cleared"):
+        return f"{'HELP: ' + d.get('message', '') if k == 'help' else 'camera OK again'}"
+    if k == "exposure_accepted":
+        return f"{who} exposes {' '.join(d.get('tiles') or [])}"
+    if k in ("claim_pending", "claim_awarded"):
+        tile = f" {_tile(d['tile'])}" if d.get("tile") else ""
+        return f"{k.replace('_', ' ')}: {who} for {d.get('purpose')}{tile}"
+    if k == "turn":
+        return f"{who}'s turn"
+    rest = ", ".join(f"{a}={b}" for a, b in d.items() if a not in ("seat", "state"))
+    return f"{k.replace('_', ' ')} {who} {rest}".strip()
+
+
+def board_line(state: Any, colour: bool = False) -> str:
+    """The board's lights: window colour and mode, and each seat's LED (* lit, ~ blinking, . off)."""
+    mode = {"0": "", "1": "", "B": " blinking", "F": " flashing"}.get(state.window_mode, "")
+    win = f" {state.window.upper()}{mode} "
+    if colour:
+        win = f"{_ANSI.get(state.window, '')}{win}{_RESET}"
+    seats = " ".join(f"{w[0]}{ {'0': '.', '1': '*'}.get(m, '~') }" for w, m in zip(WINDS, state.seats, strict=False))
+    return f"board: window{win}| seats {seats}"
+
+
+class Console:
+    def __init__(self, name: Any, as_json: bool = False, stream: TextIO | None = None, quiet: bool = False,
+                 show_board: bool = True) -> None:
+        self.name = name
+        self.json = as_json
+        self.out = stream or sys.stdout
+        self.quiet = quiet
+        self.show_board = show_board
+        self.colour = not as_json and hasattr(self.out, "isatty") and self.out.isatty()
+        self._board_state: Any = None
+        self._t = 0.0
+
+    def _emit(self, obj: dict, text: str | None) -> None:
+        if self.json:
+            print(json.dumps(obj, separators=(",", ":")), file=self.out, flush=True)
+        elif text is not None and not self.quiet:
+            print(text, file=self.out, flush=True)
+
+    def observation(self, obs: Any) -> None:
+        if self.json:
+            self._emit({"type": "observation"} | obs.to_json() | {"kind": obs.type}, None)
+
+    def event(self, event: Any, source: str) -> None:
+        d = rev.to_json(event)
+        self._t = float(d.get("t", self._t))
+        detail = " ".join(f"{k}={_tile(v) if k == 'tile' else v}" for k, v in d.items() if k not in ("type", "t"))
+        self._emit({"type": "event", "source": source, "event": d},
+                   f"{self._t:8.2f}s  {source:8} {d['type']:16} {detail}")
+
+    def ruling(self, r: Any, board: Any = None) -> None:
+        self._emit({"type": "ruling", "ruling": r.to_json()}, f"{'':10}-> {describe_ruling(r, self.name)}")
+        if board is not None and self.show_board:
+            state = board.state()
+            if state != self._board_state:
+                self._board_state = state
+                self._emit({"type": "board", "window": state.window, "mode": state.window_mode,
+                            "seats": "".join(state.seats)}, f"{'':10}   {board_line(state, self.colour)}")
+
+    def text(self, message: str, **data: Any) -> None:
+        self._emit({"type": "info", "message": message} | data, message)

@@ -1,0 +1,1 @@
+"""The bundled demo recording (package data) that `mahj demo` plays."""

@@ -1,0 +1,96 @@
+"""From what the camera saw (vision.events observations) to what the referee rules on (engine.referee events).
+
+Vision reports physical facts; the referee needs table events. Most map one to one. The exceptions, and why:
+
+* A player cannot be heard by the camera, so a *claim* is inferred when a seat other than the discarder puts an
+  exposure on its rack top while a discard is live (that only happens after a call). A claim made by a button
+  or the keyboard first is not duplicated.
+* A hand laid face up is a Mah Jongg declaration; the referee itself decides whether it was self-picked or a
+  call on the live discard, so ``self_picked`` only says what the table looked like (the turn holder had picked).
+* Camera trouble, tile-count mismatches and the reader's own questions are not game events: they become
+  ``help`` notices that the display shows and speech says, so a person can look.
+
+Event times use the observation's ``t_action`` (when the action most likely happened) where known: the rule that a
+call at the same instant as the rack goes to the caller needs the moment of the rack, not when the camera was
+sure of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.referee import events as rev
+from engine.tiles import TileError, spoken_name
+
+SEATS = ("East", "South", "West", "North")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A ruling-shaped message that is not from the referee (``kind`` "help" or "help_cleared")."""
+
+    kind: str
+    t: float
+    seat: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "t": self.t, "seat": self.seat, "data": self.data}
+
+
+def _seat(x: Any, fallback: Any) -> Any:
+    return x if isinstance(x, int) and 0 <= x < 4 else fallback
+
+
+def _name(code: str) -> str:
+    try:
+        return spoken_name(code)
+    except TileError:
+        return code
+
+
+def convert(obs: Any, referee: Any) -> list[rev.Event | Notice]:
+    """The referee events (and notices) one vision observation stands for, given the referee's current state."""
+    kind = getattr(obs, "type", "")
+    t = obs.t_action if getattr(obs, "t_action", None) is not None else obs.t
+    turn = referee.turn
+    seat = _seat(getattr(obs, "seat", -1), turn)
+    window = referee.window
+    if kind == "discard_down":
+        return [rev.Discard(t, seat, obs.tile, named=None, touching=True)]
+    if kind == "picked":
+        return [rev.Pick(t, seat)]
+    if kind == "racked":
+        return [rev.Rack(t, seat)]
+    if kind == "exposure_placed":
+        out: list[rev.Event | Notice] = []
+        award = getattr(referee, "award", None)
+        already = award is not None and award.seat == seat
+        if window is not None and seat != window.discarder and seat not in window.claims and not already:
+            out.append(rev.Claim(t, seat, "exposure"))
+        return out + [rev.Exposure(t, seat, tuple(obs.tiles))]
+    if kind == "joker_exchanged":
+        return [rev.JokerExchange(t, seat, _seat(obs.exposure_seat, seat), int(obs.exposure_index), obs.tile)]
+    if kind == "hand_displayed":
+        phase = getattr(getattr(referee, "phase", None), "value", "")
+        self_picked = seat == turn and phase in ("picked", "holding") and window is None
+        return [rev.MahjongDeclared(t, seat, tuple(obs.tiles), self_picked=self_picked)]
+    if kind == "tile_count":
+        where = {"rack": f"{SEATS[seat]}'s rack", "wall": f"{SEATS[seat]}'s wall", "floor": "the discards"}
+        return [Notice("help", obs.t, seat, {"message": f"I count {obs.seen} tiles on "
+                                                        f"{where.get(obs.where, obs.where)}, expected {obs.expected}",
+                                             "source": "tile_count"})]
+    if kind == "camera_problem":
+        if obs.resolved:
+            return [Notice("help_cleared", obs.t, None, {"problem": obs.problem})]
+        text = {"dark": "the table is too dark to read", "bumped": "the camera was bumped; recalibrating",
+                "frozen": "the camera picture is frozen", "frames_dropped": "the camera is dropping frames",
+                "markers_lost": "the corner markers are hidden"}.get(obs.problem, obs.problem)
+        return [Notice("help", obs.t, None, {"message": text + (f" ({obs.detail})" if obs.detail else ""),
+                                             "source": "camera", "problem": obs.problem})]
+    if kind == "ask_human":
+        choices = ", ".join(_name(c) for c in obs.choices)
+        return [Notice("help", obs.t, _seat(obs.seat, None), {
+            "message": obs.question + (f" ({choices}?)" if choices else ""), "source": "reader"})]
+    return []

@@ -1,0 +1,219 @@
+"""The assistant's pipeline: frames -> table reading -> referee -> board, display, speech, console and journal.
+
+``Assistant`` owns the referee and fans every ruling out. The order is deliberate: the board first (the window
+LED is the one output with a latency target), then the display, then speech (only enqueued: a slow synthesiser
+never holds anything up), then the console. Every event is journaled *before* it is applied, fsynced, so a
+crash or Ctrl-C loses nothing: a restart replays the journal into a fresh referee (``resume``) and the game
+goes on where it was.
+
+Everything people do (corrections, claims from the display, the keyboard or the board's call buttons) arrives on
+other threads; it is queued in ``inbox`` and applied on the pipeline thread between frames, so the referee is
+only ever touched by one thread.
+
+``run`` drives the whole thing from a frame source through a ``TableReader`` (vision), calling back once per
+frame so a caller can draw annotations or measure.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.display.state import TableView
+from assistant.observations import Notice, convert
+from engine.referee import events as rev
+from engine.referee.rulings import Ruling
+
+#: What the camera cannot see: the Charleston is passed face down. A watched game starts after it, so the
+#: pipeline records the first Charleston and a stop as assumed (journaled with source "assumed").
+ASSUMED_CHARLESTON = ("right", "across", "left")
+
+
+@dataclass
+class Timing:
+    """Wall-clock (time.monotonic) marks for the figures: when a frame was shown and when its rulings went out."""
+
+    window_closed: list[tuple[float, float, int]] = field(default_factory=list)  # (ruling t, signalled at, frame)
+    frames: int = 0
+    frame_seconds: float = 0.0
+
+
+class Assistant:
+    """Applies events to the referee and sends the rulings everywhere. Outputs are optional (None = off).
+
+    ``board``: hardware Board (``signal(ruling)``, ``events()``); ``speaker``: speech.Speaker; ``display``:
+    display.DisplayServer; ``console``: outputs.Console; ``journal``: a writer with ``append(record)``.
+    """
+
+    def __init__(self, referee: Any, players: tuple[str, ...], *, journal: Any = None, board: Any = None,
+                 speaker: Any = None, display: Any = None, console: Any = None) -> None:
+        self.referee = referee
+        self.players = players
+        self.journal = journal
+        self.board = board
+        self.speaker = speaker
+        self.display = display
+        self.console = console
+        self.view = TableView(players)
+        self.inbox: queue.Queue[dict] = queue.Queue()
+        self.timing = Timing()
+        self.frame = -1
+        self.t = 0.0
+        self.rulings: list[Ruling] = []
+        self.game_started = False
+
+    def name(self, seat: int | None) -> str:
+        return self.view.name(seat)
+
+    # --- the game ---------------------------------------------------------------------------------------
+    def start_game(self, t: float = 0.0) -> list[Ruling]:
+        """Deal and the Charleston the camera cannot see; afterwards East's first discard is expected."""
+        out = self.apply(rev.Deal(t), source="assumed")
+        for direction in ASSUMED_CHARLESTON:
+            for seat in range(self.referee.players):
+                out += self.apply(rev.CharlestonPass(t, seat, direction), source="assumed", quiet=True)
+        if self.referee.players == 4:
+            out += self.apply(rev.CharlestonStop(t, 0), source="assumed", quiet=True)
+        self.game_started = True
+        return out
+
+    def apply(self, event: rev.Event, source: str = "camera", quiet: bool = False) -> list[Ruling]:
+        """Journal the event, rule on it, and send the rulings out."""
+        if self.journal is not None:
+            self.journal.append({"kind": "event", "source": source, "frame": self.frame,
+                                 "event": rev.to_json(event)})
+        if self.console is not None and not quiet:
+            self.console.event(event, source)
+        rulings = self.referee.apply(event)
+        if self.journal is not None and rulings:
+            self.journal.append({"kind": "rulings", "frame": self.frame, "rulings": [r.to_json() for r in rulings]})
+        for r in rulings:
+            self._send(r, quiet=quiet)
+        self.rulings += rulings
+        return rulings
+
+    def notice(self, n: Notice) -> None:
+        if self.journal is not None:
+            self.journal.append({"kind": "notice", "frame": self.frame, "notice": n.to_json()})
+        self._send(n)
+
+    def _send(self, r: Any, quiet: bool = False) -> None:
+        if r.kind == "window_closed":
+            self.timing.window_closed.append((r.t, time.monotonic(), self.frame))
+        if self.board is not None:
+            self.board.signal(r)
+        if self.view.apply(r.to_json()) and self.display is not None:
+            self.display.publish(self.view.snapshot())
+        if self.speaker is not None and not quiet:
+            self.speaker.announce(r, self.name)
+        if self.console is not None and not quiet:
+            self.console.ruling(r, self.board)
+
+    # --- what the camera saw ------------------------------------------------------------------------------
+    def observe(self, observations: Iterable[Any]) -> None:
+        for obs in observations:
+            if self.console is not None:
+                self.console.observation(obs)
+            if self.journal is not None:
+                self.journal.append({"kind": "observation", "frame": self.frame, "observation": obs.to_json()})
+            for item in convert(obs, self.referee):
+                if isinstance(item, Notice):
+                    self.notice(item)
+                else:
+                    self.apply(item, source="camera")
+
+    def expectation(self) -> dict:
+        """What the referee expects, for the table reader's tie-breaks (whose turn, concealed counts)."""
+        return {"turn": self.referee.turn,
+                "rack_counts": {i: s.concealed for i, s in enumerate(self.referee.seats)}}
+
+    # --- people -------------------------------------------------------------------------------------------
+    def request(self, correction: dict) -> dict:
+        """Thread-safe: queue a checked correction (see display.app.check_correction) for the pipeline thread."""
+        self.inbox.put(correction)
+        what = {"undo": "Undo", "fix_tile": f"Correction to {correction.get('tile')}",
+                "claim": "Claim"}[correction["action"]]
+        return {"message": f"{what} received."}
+
+    def handle_requests(self) -> None:
+        """Apply queued corrections and claims (pipeline thread). Board call buttons are polled here too."""
+        if self.board is not None:
+            for press in self.board.events():
+                self.inbox.put({"action": "claim", "seat": press.seat, "purpose": "exposure", "source": "board"})
+        while True:
+            try:
+                c = self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            event = self.correction_event(c)
+            if event is None:
+                self.notice(Notice("help", self.t, None, {"message": "nothing to correct yet"}))
+                continue
+            self.apply(event, source=c.get("source", "person"))
+
+    def correction_event(self, c: dict) -> rev.Event | None:
+        """The referee event for a person's request: undo, replace the last discard's tile, or a claim."""
+        if c["action"] == "undo":
+            return rev.Correction(self.t, "undo")
+        if c["action"] == "claim":
+            return rev.Claim(self.t, int(c["seat"]), c.get("purpose", "exposure"))
+        for index in range(len(self.referee.events) - 1, -1, -1):
+            old = self.referee.events[index]
+            if isinstance(old, rev.Discard):
+                fixed = rev.to_json(old) | {"tile": c["tile"]}
+                return rev.Correction(self.t, "fix", index=index, event=fixed)
+        return None
+
+    # --- resume -------------------------------------------------------------------------------------------
+    def resume(self, records: Iterable[dict]) -> int:
+        """Replay a journal's events into the (fresh) referee without signalling; returns the last frame seen.
+
+        The display and board are then brought to the replayed state, so a restart shows where the game is.
+        """
+        last_frame = -1
+        count = 0
+        for rec in records:
+            if rec.get("kind") != "event":
+                continue
+            for r in self.referee.apply(rev.from_json(rec["event"])):
+                self.view.apply(r.to_json())
+                if self.board is not None:
+                    self.board.signal(r)
+            last_frame = max(last_frame, int(rec.get("frame", -1)))
+            count += 1
+        self.game_started = count > 0
+        self.view.sync(self.referee.snapshot())
+        self.view.note(f"Resumed from the journal: {count} events replayed")
+        if self.display is not None:
+            self.display.publish(self.view.snapshot())
+        self.frame = last_frame
+        return last_frame
+
+
+def run(assistant: Assistant, frames: Iterable[Any], reader: Any,
+        on_frame: Callable[[Any, list], None] | None = None, skip_to: int = -1,
+        stop: Callable[[], bool] | None = None) -> None:
+    """The watch loop: each frame through the table reader, observations to the assistant, requests between.
+
+    ``skip_to``: after a resume, frames up to this index were already ruled on (a recording replays them only
+    to let the reader learn the table, without emitting moves twice).
+    """
+    for frame in frames:
+        if stop is not None and stop():
+            break
+        start = time.perf_counter()
+        assistant.frame, assistant.t = frame.index, frame.t
+        if not assistant.game_started:
+            assistant.start_game(frame.t)
+        observations = reader.process(frame.image, frame.index, frame.t, assistant.expectation())
+        if frame.index > skip_to:
+            assistant.observe(observations)
+        assistant.handle_requests()
+        assistant.timing.frames += 1
+        assistant.timing.frame_seconds += time.perf_counter() - start
+        if on_frame is not None:
+            on_frame(frame, observations)
+    assistant.handle_requests()

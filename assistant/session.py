@@ -1,0 +1,146 @@
+"""One watched game from start to end: what ``mahj watch`` and ``mahj demo`` both run.
+
+Opens the journal first (resuming it if it already holds a game), then the parts (wiring.build), the frame
+source, the calibration and the tile model, and runs the pipeline until the source ends, the game is over (for
+recordings) or the user presses Ctrl-C. Whatever happens, the journal holds every event already ruled on, and
+the summary says how to resume.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assistant.annotate import AnnotatedWriter, RecordingDetector
+from assistant.journal import Journal, read_journal
+from assistant.pipeline import Assistant, run
+from assistant.profile import Profile
+from assistant.sources import FrameSource
+from assistant.wiring import Options, SetupError, build, start_keyboard
+
+
+@dataclass
+class SessionResult:
+    journal: Path
+    frames: int = 0
+    resumed_events: int = 0
+    interrupted: bool = False
+    rulings: list[Any] = field(default_factory=list)
+    assistant: Assistant | None = None
+    display_url: str | None = None
+    annotated: Path | None = None
+    seconds: float = 0.0
+
+    @property
+    def mahjong(self) -> dict | None:
+        return next((r.to_json() for r in self.rulings if r.kind == "mahjong_verified"), None)
+
+    @property
+    def settlement(self) -> dict | None:
+        return next((r.to_json() for r in reversed(self.rulings) if r.kind == "settlement"), None)
+
+
+def open_calibration(profile: Profile, first_frame: Any) -> Any:
+    """The profile's saved calibration, or one found from the corner markers in the first frame."""
+    from vision.calibration import Calibration, CalibrationError, calibrate_frame
+
+    try:
+        if profile.calibration is not None:
+            return Calibration.load(profile.calibration)
+        return calibrate_frame(first_frame)
+    except (CalibrationError, OSError, ValueError) as exc:
+        raise SetupError(f"calibration: {exc} (run `mahj calibrate` and set calibration.file in the profile)") from None
+
+
+def open_model() -> Any:
+    from vision.tile_model import TileModel
+
+    try:
+        return TileModel.load(None)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise SetupError(f"tile model: {exc}") from None
+
+
+def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Path, *,
+          annotate: Path | None = None, keyboard: bool = True, stop_at_game_over: bool = False,
+          linger: float = 0.0) -> SessionResult:
+    """Run the assistant on ``source`` until it ends (or Ctrl-C); returns what happened."""
+    result = SessionResult(journal=journal_path)
+    start = time.monotonic()
+    with ExitStack() as stack:
+        records = list(read_journal(journal_path)) if journal_path.exists() else []
+        journal = stack.enter_context(Journal(journal_path))
+        assistant = build(profile, opts, stack, journal)
+        result.assistant = assistant
+        console = assistant.console
+        if assistant.display is not None:
+            result.display_url = assistant.display.url
+            console.text(f"display: {assistant.display.url}", url=assistant.display.url)
+            if opts.on_display is not None:
+                opts.on_display(assistant.display.url)
+        skip_to = -1
+        if records:
+            skip_to = assistant.resume(records)
+            result.resumed_events = sum(1 for r in records if r.get("kind") == "event")
+            console.text(f"resumed {journal_path}: {result.resumed_events} events, continuing after frame {skip_to}")
+        frames = iter(source)
+        try:
+            first = next(frames)
+        except StopIteration:
+            raise SetupError(f"{source.spec}: no frames") from None
+        calibration = open_calibration(profile, first.image)
+        detector = RecordingDetector(open_model())
+        from vision.reader import TableReader
+
+        reader = TableReader(calibration, detector, fps=source.fps)
+        writer: AnnotatedWriter | None = None
+        if annotate is not None:
+            h, w = first.image.shape[:2]
+            writer = AnnotatedWriter(annotate, source.fps, (w, h))
+            stack.callback(writer.close)
+            result.annotated = annotate
+        if keyboard:
+            start_keyboard(assistant)
+        last_ruling: list[Any] = [None]
+
+        def on_frame(frame: Any, observations: list) -> None:
+            result.frames += 1
+            shown = [r for r in assistant.rulings if r.kind not in ("turn", "picked")]
+            if shown:
+                last_ruling[0] = shown[-1]
+            if writer is not None:
+                board_state = assistant.board.state() if assistant.board is not None else None
+                writer.write(frame.image, detector.last, assistant.view.window, board_state, last_ruling[0],
+                             assistant.name, frame.t)
+
+        def over() -> bool:
+            return stop_at_game_over and any(r.kind == "game_over" for r in assistant.rulings[-8:])
+
+        def all_frames() -> Any:
+            yield first
+            yield from frames
+
+        try:
+            run(assistant, all_frames(), reader, on_frame=on_frame, skip_to=skip_to, stop=over)
+        except KeyboardInterrupt:
+            result.interrupted = True
+            console.text(f"stopped: the journal {journal_path} holds every event; run the same command again "
+                         "to resume")
+        finally:
+            source.close()
+            if assistant.speaker is not None:
+                assistant.speaker.drain(timeout=8.0)
+            if assistant.board is not None:
+                assistant.board.wait_applied(timeout=1.0)
+        result.rulings = list(assistant.rulings)
+        if linger > 0 and assistant.display is not None and not result.interrupted:
+            console.text(f"the display stays up for {linger:g} s at {assistant.display.url} (Ctrl-C to quit)")
+            try:
+                time.sleep(linger)
+            except KeyboardInterrupt:
+                pass
+    result.seconds = time.monotonic() - start
+    return result

@@ -1,0 +1,154 @@
+"""Opening the parts a profile names (card, scoring, referee, board, speech, display) and closing them again.
+
+``mahj watch`` and ``mahj demo`` differ only in where frames come from and where output goes, so both build
+their ``Assistant`` here. Every failure to open a part is a clear one-line error naming the part and the file or
+port; an optional part that cannot start (no audio device, port in use) is reported and left off rather than
+stopping a game.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assistant.console import Console
+from assistant.pipeline import Assistant
+from assistant.profile import Profile
+from engine.card import SAMPLE_CARD, CardError, load_card
+from engine.referee import Referee
+from engine.referee.profile import PROFILES_DIR, ProfileError, parse_profile
+
+
+class SetupError(RuntimeError):
+    """A part could not be opened; the message says which and why."""
+
+
+@dataclass
+class Options:
+    """Command-line choices that override the profile."""
+
+    as_json: bool = False
+    speech: bool = True
+    display: bool = True
+    board_port: str | None = None
+    wav_dir: Path | None = None
+    quiet: bool = False
+    on_display: Callable[[str], Any] | None = None  # called with the display URL once it is up
+
+
+def load_scoring(profile: Profile) -> Any:
+    path = PROFILES_DIR / f"{profile.scoring}.toml" if profile.scoring in ("nmjl", "mahjcon") else Path(
+        profile.scoring)
+    try:
+        return parse_profile(path.read_text(encoding="utf-8"), str(path))
+    except OSError as exc:
+        raise SetupError(f"{path}: cannot read the scoring profile: {exc.strerror or exc}") from None
+    except ProfileError as exc:
+        raise SetupError(str(exc)) from None
+
+
+def load_game_card(profile: Profile) -> Any:
+    try:
+        return load_card(profile.card or SAMPLE_CARD)
+    except CardError as exc:
+        raise SetupError("\n".join(exc.diagnostics)) from None
+    except OSError as exc:
+        raise SetupError(f"{profile.card}: cannot read the card: {exc.strerror or exc}") from None
+
+
+def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None) -> Assistant:
+    """An Assistant with everything the profile and options ask for; ``stack`` closes them in reverse order."""
+    referee = Referee(load_game_card(profile), load_scoring(profile), players=4)
+    console = Console(profile.player, as_json=opts.as_json, quiet=opts.quiet)
+    assistant = Assistant(referee, profile.players, journal=journal, console=console)
+
+    port = opts.board_port or profile.board_port
+    if port != "none":
+        from hardware.driver import open_board
+
+        try:
+            board = open_board(None if port == "auto" else port)
+        except Exception as exc:  # any failure to open the board must not stop a game
+            console.text(f"board on {port}: not available ({exc}); going on without it")
+        else:
+            assistant.board = board
+            stack.callback(board.close)
+
+    if opts.speech and profile.speech.engine != "none":
+        from assistant.speech import Speaker
+
+        settings = profile.speech
+        speaker = Speaker.from_settings(settings) if opts.wav_dir is None else Speaker(
+            engine=settings.engine, voice=settings.voice, rate=settings.rate, volume=settings.volume,
+            verbosity=settings.verbosity, max_delay=settings.max_delay, wav_dir=opts.wav_dir)
+        assistant.speaker = speaker
+        stack.callback(speaker.close)
+
+    if opts.display and profile.display.enabled:
+        from assistant.display import DisplayServer
+
+        d = profile.display
+        server = DisplayServer(d.host, d.port, d.token, d.text_size, on_correction=assistant.request,
+                               initial=assistant.view.snapshot())
+        try:
+            server.start()
+        except OSError as exc:
+            console.text(f"display: {exc}; going on without it")
+        else:
+            assistant.display = server
+            stack.callback(server.stop)
+    return assistant
+
+
+KEY_HELP = ("keys: u = undo last ruling | f TILE = the last discard was really TILE | c SEAT [mj] = claim for "
+            "seat 0-3 (East South West North), mj for Mah Jongg | h = this help")
+
+
+def parse_key_command(line: str) -> dict | str:
+    """A keyboard correction as typed at the watch/demo prompt -> a checked request, or an error message."""
+    from assistant.display.app import check_correction
+
+    words = line.strip().split()
+    if not words:
+        return ""
+    cmd, rest = words[0].lower(), words[1:]
+    try:
+        if cmd in ("u", "undo"):
+            return check_correction({"action": "undo"})
+        if cmd in ("f", "fix"):
+            return check_correction({"action": "fix_tile", "tile": " ".join(rest)})
+        if cmd in ("c", "claim"):
+            seats = {"e": 0, "east": 0, "s": 1, "south": 1, "w": 2, "west": 2, "n": 3, "north": 3}
+            seat = seats.get(rest[0].lower()) if rest else None
+            if seat is None and rest and rest[0].isdigit():
+                seat = int(rest[0])
+            purpose = "mahjong" if len(rest) > 1 and rest[1].lower() in ("mj", "mahjong") else "exposure"
+            return check_correction({"action": "claim", "seat": seat, "purpose": purpose})
+    except ValueError as exc:
+        return f"not done: {exc}"
+    return KEY_HELP
+
+
+def start_keyboard(assistant: Assistant, stream: Any = None) -> threading.Thread | None:
+    """Read corrections typed on stdin (when it is a terminal or a pipe) on a daemon thread."""
+    stream = stream or sys.stdin
+    if stream is None or stream.closed:
+        return None
+
+    def loop() -> None:
+        for line in stream:
+            got = parse_key_command(line)
+            if isinstance(got, dict):
+                got["source"] = "keyboard"
+                assistant.console.text(assistant.request(got)["message"])
+            elif got:
+                assistant.console.text(got)
+
+    thread = threading.Thread(target=loop, name="keyboard", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,169 @@
+"""The pipeline: vision observations -> referee -> board (emulated), display state, speech, journal; corrections
+from people; resume after a crash. No camera here: the table reader is replaced by its observations."""
+
+import io
+import time
+
+import pytest
+
+pytest.importorskip("engine.referee", reason="the referee (issue 3) is not in this checkout yet")
+pytest.importorskip("vision.events", reason="vision events (issue 7) are not in this checkout yet")
+
+from assistant.console import Console  # noqa: E402
+from assistant.observations import convert  # noqa: E402
+from assistant.pipeline import Assistant  # noqa: E402
+from assistant.profile import Profile  # noqa: E402
+from assistant.speech import Speaker  # noqa: E402
+from assistant.wiring import load_game_card, load_scoring, parse_key_command  # noqa: E402
+from engine.referee import Referee  # noqa: E402
+from vision import events as ve  # noqa: E402
+
+PLAYERS = ("Ada", "Bob", "Cy", "Di")
+HAND = tuple("F F 2D 2D 2D 2D 4D 4D 6D 6D 8D 8D 8D 8D".split())  # sample card, 2468 #2, jokerless
+
+
+def game_observations():
+    """A short game as the camera would report it: a call with an exposure, ending in a self-picked Mah Jongg."""
+    return [
+        ve.DiscardDown(1.0, 30, 0.9, seat=0, tile="3C"), ve.Picked(2.0, 60, 0.9, seat=1),
+        ve.Racked(2.5, 75, 0.9, seat=1), ve.DiscardDown(3.0, 90, 0.9, seat=1, tile="8B"),
+        ve.ExposurePlaced(4.0, 120, 0.9, seat=2, tiles=("8B", "8B", "8B", "J")),
+        ve.DiscardDown(5.0, 150, 0.9, seat=2, tile="N"), ve.Picked(6.0, 180, 0.9, seat=3),
+        ve.Racked(6.2, 186, 0.9, seat=3), ve.DiscardDown(7.0, 210, 0.9, seat=3, tile="S"),
+        ve.Picked(8.0, 240, 0.9, seat=0), ve.Racked(8.3, 250, 0.9, seat=0),
+        ve.HandDisplayed(9.0, 270, 0.9, seat=0, tiles=HAND),
+    ]
+
+
+class ListJournal(list):
+    def append(self, record):  # same interface as assistant.journal.Journal
+        super().append(record)
+
+
+class FakeDisplay:
+    def __init__(self):
+        self.snapshots = []
+
+    def publish(self, snap):
+        self.snapshots.append(snap)
+
+
+def make(journal=None, **kw):
+    profile = Profile(players=PLAYERS)
+    referee = Referee(load_game_card(profile), load_scoring(profile))
+    out = io.StringIO()
+    a = Assistant(referee, PLAYERS, journal=journal, console=Console(profile.player, stream=out), **kw)
+    return a, out
+
+
+def test_a_whole_game_is_ruled_and_sent_everywhere():
+    said = []
+    speaker = Speaker(speak=said.append)
+    display = FakeDisplay()
+    a, out = make(journal=ListJournal(), speaker=speaker, display=display)
+    a.start_game(0.0)
+    a.observe(game_observations())
+    kinds = [r.kind for r in a.rulings]
+    assert kinds.count("window_opened") == 4 and "claim_awarded" in kinds and "exposure_accepted" in kinds
+    mj = next(r for r in a.rulings if r.kind == "mahjong_verified")
+    assert mj.seat == 0 and mj.data["value"] == 25 and mj.data["jokerless"] and mj.data["self_picked"]
+    pay = next(r for r in a.rulings if r.kind == "settlement").data["payments"]
+    assert pay == {"0": 300, "1": -100, "2": -100, "3": -100}
+    speaker.drain(5)
+    speaker.close()
+    assert "Window closed" in said and "Mah Jongg, Ada, 25, jokerless, self-picked" in said
+    assert "Bob pays 100. Cy pays 100. Di pays 100. Ada receives 300." in said
+    last = display.snapshots[-1]
+    assert last["mahjong"]["ok"] and last["seats"][2]["exposures"][0][3]["tile"] == "J"
+    text = out.getvalue()
+    assert "MAH JONGG verified: Ada, 25 points" in text and "claim pending: Cy for exposure" in text
+    assert sum(1 for r in a.journal if r["kind"] == "event") == 1 + 12 + 1 + 13  # deal, charleston, stop, play
+
+
+def test_claim_is_inferred_once_from_an_exposure():
+    a, _ = make()
+    a.start_game(0.0)
+    a.observe(game_observations()[:4])
+    a.request({"action": "claim", "seat": 2, "purpose": "exposure"})  # the button was faster than the camera
+    a.handle_requests()
+    events = convert(game_observations()[4], a.referee)
+    assert [type(e).__name__ for e in events] == ["Exposure"]
+
+
+def test_camera_trouble_becomes_a_help_notice():
+    a, _ = make(display=FakeDisplay())
+    a.start_game(0.0)
+    a.observe([ve.CameraProblem(3.0, 90, 1.0, problem="dark")])
+    assert a.display.snapshots[-1]["help"] == "the table is too dark to read"
+    a.observe([ve.CameraProblem(4.0, 120, 1.0, problem="dark", resolved=True)])
+    assert a.display.snapshots[-1]["help"] == ""
+
+
+def test_corrections_fix_the_last_discard_and_undo():
+    a, _ = make(journal=ListJournal(), display=FakeDisplay())
+    a.start_game(0.0)
+    a.observe(game_observations()[:4])
+    assert a.referee.seats[1].discards == ["8B"]
+    a.request({"action": "fix_tile", "tile": "9B"})
+    a.handle_requests()
+    assert a.referee.seats[1].discards == ["9B"]
+    assert a.display.snapshots[-1]["discard"]["tile"] == "9B"
+    a.request({"action": "undo"})
+    a.handle_requests()
+    assert a.referee.seats[1].discards == [] and a.referee.window is None
+    assert any(r["kind"] == "event" and r["event"]["type"] == "correction" for r in a.journal)
+
+
+def test_resume_rebuilds_the_game_from_the_journal():
+    journal = ListJournal()
+    a, _ = make(journal=journal)
+    a.start_game(0.0)
+    obs = game_observations()
+    for o in obs[:7]:
+        a.frame = o.frame
+        a.observe([o])
+    crashed_at = a.referee.snapshot()
+    b, _ = make(display=FakeDisplay())
+    assert b.resume(list(journal)) == obs[6].frame
+    assert b.referee.snapshot() == crashed_at
+    assert b.display.snapshots[-1]["seats"][2]["exposures"]
+    b.observe(obs[7:])
+    assert any(r.kind == "mahjong_verified" for r in b.rulings)
+
+
+def test_board_shows_the_window_and_buttons_claim():
+    pytest.importorskip("hardware.driver")
+    from hardware.driver import open_board
+
+    board = open_board("sim")
+    try:
+        assert board.wait_ready(5)
+        a, out = make(board=board)
+        a.start_game(0.0)
+        a.observe(game_observations()[:1])
+        assert board.state().window == "green"
+        board.rig.press(2)
+        for _ in range(200):
+            a.handle_requests()
+            if any(r.kind == "claim_pending" for r in a.rulings):
+                break
+            time.sleep(0.01)
+        assert [r.seat for r in a.rulings if r.kind == "claim_pending"] == [2]
+        assert board.state().window == "amber"
+        assert "board: window AMBER" in out.getvalue()
+    finally:
+        board.close()
+
+
+@pytest.mark.parametrize("line, want", [
+    ("u", {"action": "undo"}), ("f 3 bam", {"action": "fix_tile", "tile": "3B"}),
+    ("c west mj", {"action": "claim", "seat": 2, "purpose": "mahjong"}),
+    ("claim 1", {"action": "claim", "seat": 1, "purpose": "exposure"}),
+])
+def test_keyboard_commands(line, want):
+    assert parse_key_command(line) == want
+
+
+def test_keyboard_mistakes_explain_themselves():
+    assert parse_key_command("f 10 bam").startswith("not done")
+    assert "keys:" in parse_key_command("?")
