@@ -1,0 +1,893 @@
+"""The referee: an event-sourced state machine that follows an American Mah Jongg game and rules on it.
+
+``Referee.apply(event)`` takes one observed event and returns the rulings it causes (see docs/referee.md for
+every kind and its data). It never raises on a bad event: an event that is illegal at that moment gets a
+``rejected`` ruling with the reason, and the state stays as it was. Every accepted event is kept, so a
+correction (undo the last one, or replace a misread one) simply replays the game from the start: the state
+is always a pure function of the accepted events, which is what makes journals replayable.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.referee import events as ev
+from engine.referee.profile import ScoringProfile
+from engine.referee.rulings import Ruling
+from engine.referee.settle import Win, settle_wall_game, settle_win, transfer
+from engine.referee.state import BLIND_STEPS, CHARLESTON_STEPS, Award, Phase, SeatState, Stage, Window
+from engine.tiles import INDEX, JOKER, SET_COUNTS
+
+if TYPE_CHECKING:
+    from engine.card import Card, CardLine
+
+SET_SIZE = sum(SET_COUNTS.values())
+WALL_ENDS = ("normal", "wrong_end", "wrong_wall")
+
+
+class Rejected(Exception):
+    """Internal signal: the event is illegal now; becomes a ``rejected`` ruling and leaves the state untouched."""
+
+
+def _line_json(line: CardLine) -> dict[str, Any]:
+    return {"section": line.section, "line": line.number, "text": line.text, "value": line.value}
+
+
+def _seats_key(amounts: dict[int, int]) -> dict[str, int]:
+    return {str(s): v for s, v in sorted(amounts.items())}
+
+
+class Referee:
+    """Follows one table through any number of games (balances run across games)."""
+
+    def __init__(self, card: Card, profile: ScoringProfile, players: int = 4) -> None:
+        if players not in (3, 4):
+            raise ValueError("a table has 3 or 4 players")
+        self.card = card
+        self.profile = profile
+        self.players = players
+        self.events: list[ev.Event] = []  # accepted game events (corrections excluded), the replay source
+        self.balances = {s: profile.rules.starting_balance for s in range(players)}
+        self.pivot: int | None = None  # chair of the original East ("Pivot")
+        self.next_east = 0
+        self.games = 0
+        self._new_game_state()
+        self.stage = Stage.IDLE
+
+    # --- state ------------------------------------------------------------------------------------------
+
+    def _new_game_state(self) -> None:
+        self.stage = Stage.IDLE
+        self.seats = [SeatState() for _ in range(self.players)]
+        self.east = self.next_east
+        self.turn = self.east
+        self.phase = Phase.HOLDING
+        self.turn_source = "deal"
+        self.exchanged = False
+        self.wall = 0
+        self.window: Window | None = None
+        self.award: Award | None = None
+        self.claimed: Window | None = None  # the discard taken this turn (for a win on it)
+        self.picked_pending: int | None = None  # seat whose pick goes back if a claim wins
+        self.last_rack: tuple[float, Window, int] | None = None  # (t, window, seat): a call at that instant wins
+        self.first_discard = False
+        self.step = 0
+        self.passed: set[int] = set()
+        self.stopped = False
+        self.courtesy: dict[int, int] = {}
+        self.charleston_begun = False
+        self.wrong_exchanges: list[tuple[int, int, int]] = []  # (redeemer, owner, exposure index)
+        self.outs: list[tuple[int, str]] = []  # (seat, how) in the order players went out
+        self.survivor_due: dict[str, int] | None = None  # {payer, survivor, basis}: waits for a hand value
+
+    def live(self) -> list[int]:
+        """Seats still playing."""
+        return [s for s in range(self.players) if self.seats[s].out is None]
+
+    def seen_by(self, seat: int) -> list[str]:
+        """Tiles visible to everyone that are not in ``seat``'s own exposures: the floor and other exposures."""
+        seen = [tile for s in self.seats for tile in s.discards]
+        for other, s in enumerate(self.seats):
+            if other != seat:
+                seen.extend(tile for e in s.exposures for tile in e)
+        return seen
+
+    def snapshot(self) -> dict[str, Any]:
+        """The observable state as JSON (for the display and ``mahj referee replay``)."""
+        w = self.window
+        return {
+            "stage": self.stage.value, "game": self.games, "east": self.east, "pivot": self.pivot,
+            "turn": self.turn, "phase": self.phase.value, "wall": self.wall,
+            "window": None if w is None else {
+                "discarder": w.discarder, "tile": w.tile, "named": w.named, "opened_at": w.opened_at,
+                "claims": {str(s): p for s, (p, _) in sorted(w.claims.items())},
+            },
+            "seats": [s.to_json() for s in self.seats],
+            "balances": _seats_key(self.balances),
+        }
+
+    # --- entry point ------------------------------------------------------------------------------------
+
+    def apply(self, event: ev.Event) -> list[Ruling]:
+        """Rule on one event. Illegal events get ``rejected``; nothing here raises."""
+        raw_t = getattr(event, "t", 0.0)
+        t = float(raw_t) if isinstance(raw_t, int | float) and not isinstance(raw_t, bool) else 0.0
+        if isinstance(event, ev.Correction):
+            return self._correct(event)
+        if ev.type_name(event) == "?":
+            return [Ruling("rejected", t, None, {"reason": "not an event", "event": repr(event)})]
+        saved = self._save()
+        try:
+            out = self._dispatch(event)
+        except Rejected as exc:
+            self._restore(saved)
+            return [Ruling("rejected", t, getattr(event, "seat", None),
+                           {"reason": str(exc), "event": ev.to_json(event)})]
+        except Exception as exc:  # noqa: BLE001 - the referee must keep running; state is rebuilt from the log
+            self._restore(saved)
+            return [Ruling("rejected", t, None, {"reason": f"internal error: {type(exc).__name__}: {exc}",
+                                                 "event": ev.to_json(event)})]
+        self.events.append(event)
+        return out
+
+    def _save(self) -> dict[str, Any]:
+        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in ("card", "profile", "events")})
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+
+    def _dispatch(self, e: ev.Event) -> list[Ruling]:
+        self._check_common(e)
+        handler = getattr(self, f"_on_{ev.type_name(e)}")
+        out: list[Ruling] = []
+        if self.window is not None and self.window.claims and not isinstance(e, ev.Claim | ev.MahjongDeclared):
+            # Any other event after calls settles them first: the best call takes the tile.
+            out = self._resolve_claims(e.t)
+        out += handler(e)
+        if not isinstance(e, ev.Rack | ev.Claim):
+            self.last_rack = None
+        return out
+
+    def _check_common(self, e: ev.Event) -> None:
+        if isinstance(e.t, bool) or not isinstance(e.t, int | float) or e.t != e.t:
+            raise Rejected("t must be a number")
+        for name in ("seat", "from_seat", "target", "with_seat"):
+            value = getattr(e, name, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < self.players:
+                raise Rejected(f"{name} must be a chair 0..{self.players - 1}")
+        for name in ("tile", "named"):
+            value = getattr(e, name, "1B")
+            if value is not None and value not in INDEX:
+                raise Rejected(f"{name}: unknown tile code {value!r}")
+        tiles = getattr(e, "tiles", ())
+        if not isinstance(tiles, tuple | list) or any(x not in INDEX for x in tiles):
+            raise Rejected("tiles: unknown tile code")
+        if self.stage in (Stage.IDLE, Stage.OVER) and not isinstance(e, ev.Deal | ev.SeatChange | ev.Dice
+                                                                         | ev.AttemptedHand):
+            raise Rejected("no game in progress: deal first" if self.stage is Stage.IDLE
+                           else "the game is over: deal the next game")
+
+    # --- corrections ------------------------------------------------------------------------------------
+
+    def _correct(self, e: ev.Correction) -> list[Ruling]:
+        t = float(e.t) if isinstance(e.t, int | float) else 0.0
+        log = list(self.events)
+        if e.action == "undo":
+            if not log:
+                return [Ruling("rejected", t, None, {"reason": "nothing to undo", "event": ev.to_json(e)})]
+            index, removed = len(log) - 1, log.pop()
+            changed = ev.to_json(removed)
+        elif e.action == "fix":
+            if not isinstance(e.index, int) or not 0 <= e.index < len(log) or not isinstance(e.event, dict):
+                return [Ruling("rejected", t, None, {"reason": f"fix needs an index 0..{len(log) - 1} and an event",
+                                                     "event": ev.to_json(e)})]
+            try:
+                replacement = ev.from_json(e.event)
+            except ev.EventError as exc:
+                return [Ruling("rejected", t, None, {"reason": str(exc), "event": ev.to_json(e)})]
+            if isinstance(replacement, ev.Correction):
+                return [Ruling("rejected", t, None, {"reason": "a correction cannot replace an event with "
+                                                     "another correction", "event": ev.to_json(e)})]
+            index = e.index
+            changed = ev.to_json(replacement)
+            log[index] = replacement
+        else:
+            return [Ruling("rejected", t, None, {"reason": f"unknown correction {e.action!r} (undo or fix)",
+                                                 "event": ev.to_json(e)})]
+        fresh = Referee(self.card, self.profile, self.players)
+        dropped = 0
+        for old in log:
+            if any(r.kind == "rejected" for r in fresh.apply(old)):
+                dropped += 1
+        self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in ("card", "profile")})
+        return [Ruling("corrected", t, None, {"action": e.action, "index": index, "event": changed,
+                                              "dropped": dropped, "state": self.snapshot()}),
+                Ruling("turn", t, self.turn, {"seat": self.turn})]
+
+    # --- dealing and the Charleston -------------------------------------------------------------------
+
+    def _on_deal(self, e: ev.Deal) -> list[Ruling]:
+        if self.stage in (Stage.CHARLESTON, Stage.PLAY):
+            raise Rejected("a game is in progress")
+        east = self.next_east if e.east is None else e.east
+        if not isinstance(east, int) or isinstance(east, bool) or not 0 <= east < self.players:
+            raise Rejected(f"east must be a chair 0..{self.players - 1}")
+        if self.games and east != self.next_east and self.players == 4:
+            raise Rejected(f"East this game is chair {self.next_east}")
+        self.next_east = east
+        self._new_game_state()
+        if self.pivot is None:
+            self.pivot = east
+        self.games += 1
+        for s, seat in enumerate(self.seats):
+            seat.concealed = 14 if s == east else 13
+        self.wall = SET_SIZE - 14 - 13 * (self.players - 1)
+        self.turn, self.phase = east, Phase.HOLDING
+        out = [Ruling("dealt", e.t, east, {"east": east, "game": self.games, "wall": self.wall})]
+        if self.players == 3:
+            self.stage = Stage.PLAY
+            out.append(Ruling("charleston_skipped", e.t, None, {"reason": "no Charleston at a 3-player table"}))
+        else:
+            self.stage = Stage.CHARLESTON
+        return out
+
+    def _on_dice(self, e: ev.Dice) -> list[Ruling]:
+        if not isinstance(e.total, int) or not 2 <= e.total <= 12:
+            raise Rejected("dice total must be 2..12")
+        return []
+
+    def _charleston_open(self) -> None:
+        if self.players == 3:
+            raise Rejected("no Charleston at a 3-player table")
+        if self.stage is not Stage.CHARLESTON:
+            raise Rejected("the Charleston is over")
+
+    def _on_charleston_pass(self, e: ev.CharlestonPass) -> list[Ruling]:
+        self._charleston_open()
+        if self.step >= len(CHARLESTON_STEPS) or (self.stopped and self.step >= 3):
+            raise Rejected("no more Charleston passes (only the courtesy across)")
+        want = CHARLESTON_STEPS[self.step]
+        if e.direction != want:
+            raise Rejected(f"the pass now is {want} (pass {self.step + 1} of 6)")
+        if e.seat in self.passed:
+            raise Rejected("this player already passed")
+        if e.count != 3:
+            raise Rejected("a Charleston pass is 3 tiles (blind tiles included)")
+        if not isinstance(e.blind, int) or not 0 <= e.blind <= 3:
+            raise Rejected("blind must be 0..3")
+        if e.blind and self.step not in BLIND_STEPS:
+            raise Rejected("a blind pass is allowed only on the first left and the last right")
+        if JOKER in e.tiles:
+            raise Rejected("jokers may not be passed in the Charleston")
+        if e.tiles and len(e.tiles) != e.count:
+            raise Rejected("tiles listed do not match the count")
+        self.charleston_begun = True
+        self.passed.add(e.seat)
+        out = [Ruling("charleston_passed", e.t, e.seat, {"direction": want, "pass": self.step + 1,
+                                                        "blind": e.blind})]
+        if len(self.passed) == self.players:
+            self.step += 1
+            self.passed = set()
+            out.append(Ruling("charleston_step_done", e.t, None, {"direction": want, "pass": self.step,
+                                                                  "may_stop": self.step == 3}))
+        return out
+
+    def _on_charleston_stop(self, e: ev.CharlestonStop) -> list[Ruling]:
+        self._charleston_open()
+        if self.step != 3 or self.passed or self.stopped:
+            raise Rejected("the Charleston may be stopped only after the first left and before the second left")
+        self.stopped = True
+        return [Ruling("charleston_stopped", e.t, e.seat, {"seat": e.seat})]
+
+    def _on_courtesy_pass(self, e: ev.CourtesyPass) -> list[Ruling]:
+        self._charleston_open()
+        if not (self.step == 6 or (self.stopped and self.step == 3)):
+            raise Rejected("the courtesy pass comes after the Charleston")
+        if not isinstance(e.count, int) or not 0 <= e.count <= 3:
+            raise Rejected("a courtesy offer is 0 to 3 tiles")
+        if JOKER in e.tiles:
+            raise Rejected("jokers may not be passed in the Charleston")
+        if e.seat in self.courtesy:
+            raise Rejected("this player already made a courtesy offer")
+        self.courtesy[e.seat] = e.count
+        across = (e.seat + 2) % 4
+        out = [Ruling("courtesy_offered", e.t, e.seat, {"count": e.count})]
+        if across in self.courtesy:
+            out.append(Ruling("courtesy_agreed", e.t, None, {"seats": sorted((e.seat, across)),
+                                                             "count": min(e.count, self.courtesy[across])}))
+        return out
+
+    def _charleston_finished(self) -> bool:
+        return self.players == 3 or self.step == len(CHARLESTON_STEPS) or (self.stopped and self.step == 3)
+
+    # --- turn helpers -----------------------------------------------------------------------------------
+
+    def _next_live(self, seat: int) -> int:
+        for k in range(1, self.players + 1):
+            s = (seat + k) % self.players
+            if self.seats[s].out is None:
+                return s
+        return seat
+
+    def _close_window(self, t: float, reason: str) -> list[Ruling]:
+        w = self.window
+        if w is None:
+            return []
+        self.window = None
+        self.picked_pending = None
+        return [Ruling("window_closed", t, w.discarder, {"reason": reason, "opened_at": w.opened_at,
+                                                         "closed_at": t, "tile": w.tile})]
+
+    def _start_turn(self, t: float, seat: int) -> list[Ruling]:
+        self.turn, self.phase, self.turn_source, self.exchanged = seat, Phase.WAIT_PICK, "pick", False
+        self.award = self.claimed = None
+        return [Ruling("turn", t, seat, {"seat": seat})]
+
+    def _kill(self, t: float, seat: int, reason: str, how: str = "dead",
+              lines: Sequence[CardLine] | None = None) -> list[Ruling]:
+        """Put a player out of the game (dead hands still pay in home play)."""
+        st = self.seats[seat]
+        if st.out is not None:
+            return []
+        st.out, st.out_reason = how, reason
+        self.outs.append((seat, how))
+        out: list[Ruling] = []
+        if how != "mahjong_in_error":
+            data: dict[str, Any] = {"seat": seat, "reason": reason}
+            if lines is not None:
+                data["lines"] = [_line_json(x) for x in lines]
+            out.append(Ruling("dead_hand", t, seat, data))
+        return out
+
+    def _after_out(self, t: float, seat: int) -> list[Ruling]:
+        """Keep play moving once ``seat`` went out; end the game when one player is left."""
+        if len(self.live()) <= 1:
+            return self._last_survivor(t)
+        if self.award is not None and self.award.seat == seat:
+            self.award = None
+        if self.turn == seat:
+            return self._start_turn(t, self._next_live(seat))
+        return []
+
+    def _check_impossible(self, t: float) -> list[Ruling]:
+        """A hand whose exposures no card line can still complete, given what is visible, is dead."""
+        out: list[Ruling] = []
+        pending = {owner for _, owner, _ in self.wrong_exchanges}  # judged when the redeemer discards
+        for s in self.live():
+            st = self.seats[s]
+            if not st.exposures or s in pending:
+                continue
+            if not self.card.lines_allowing(st.exposures, self.seen_by(s)):
+                before = self.card.lines_allowing(st.exposures, ())
+                out += self._kill(t, s, "impossible hand: the tiles still needed are all visible", lines=before)
+                out += self._after_out(t, s)
+        return out
+
+    # --- play -------------------------------------------------------------------------------------------
+
+    def _begin_play(self, t: float) -> None:
+        if self.stage is Stage.CHARLESTON:
+            if not self._charleston_finished():
+                raise Rejected("the Charleston is not finished")
+            self.stage = Stage.PLAY
+
+    def _redeal(self, t: float, reason: str) -> list[Ruling]:
+        self.stage = Stage.OVER
+        return [Ruling("redeal", t, None, {"reason": reason}), Ruling("game_over", t, None,
+                                                                      {"reason": "redeal", "winner": None})]
+
+    def _on_pick(self, e: ev.Pick) -> list[Ruling]:
+        if e.end not in WALL_ENDS:
+            raise Rejected(f"end must be one of {', '.join(WALL_ENDS)}")
+        if self.stage is Stage.CHARLESTON and not self._charleston_finished():
+            raise Rejected("no picking during the Charleston")
+        st = self.seats[e.seat]
+        if st.out is not None:
+            raise Rejected("this player is out of the game")
+        if self.wall <= 0:
+            raise Rejected("the wall is exhausted")
+        if not self.first_discard:
+            self.stage = Stage.PLAY
+            return self._redeal(e.t, "a tile was picked before East's first discard")
+        out: list[Ruling] = []
+        self.wall -= 1
+        st.concealed += 1
+        if e.seat != self.turn or self.phase is not Phase.WAIT_PICK:
+            ahead = e.seat == self._next_live(self.turn) and self.phase is not Phase.WAIT_PICK
+            out += self._kill(e.t, e.seat, "picking ahead" if ahead else "picking out of turn")
+            st.fault = "out_of_turn"
+            return out + self._after_out(e.t, e.seat)
+        if e.end != "normal":
+            st.fault = e.end
+            out += self._kill(e.t, e.seat, f"picking from the {e.end.replace('_', ' ')}")
+            if len(self.live()) <= 1:
+                return out + self._last_survivor(e.t)
+        self.turn_source = "pick"
+        if self.window is not None:
+            self.phase, self.picked_pending = Phase.PICKED, e.seat
+        else:
+            self.phase = Phase.HOLDING
+        out.append(Ruling("picked", e.t, e.seat, {"seat": e.seat, "wall": self.wall}))
+        return out
+
+    def _on_rack(self, e: ev.Rack) -> list[Ruling]:
+        if e.seat == self.turn and self.phase is Phase.PICKED:
+            self.phase = Phase.HOLDING
+            w = self.window
+            out = self._close_window(e.t, "racked")
+            if w is not None:
+                self.last_rack = (e.t, w, e.seat)
+            return out
+        if e.seat == self.turn and self.phase is Phase.CLAIMED:
+            if self.profile.rules.claimed_tile_in_rack_kills:
+                return self._kill(e.t, e.seat, "claimed tile placed in the rack") + self._after_out(e.t, e.seat)
+            return [Ruling("warning", e.t, e.seat, {"reason": "a claimed tile belongs on top of the rack"})]
+        if e.seat == self.turn and self.phase is Phase.HOLDING:
+            return []
+        raise Rejected("nothing to rack: this player has not picked")
+
+    def _on_discard(self, e: ev.Discard) -> list[Ruling]:
+        if e.named is None and not e.touching:
+            raise Rejected("a discard is down only when named or touching the floor")
+        st = self.seats[e.seat]
+        own_turn = e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING)
+        if st.out is not None and not own_turn:
+            raise Rejected("this player is out of the game")
+        if e.seat == self.turn and self.phase is Phase.CLAIMED:
+            raise Rejected("expose the claimed tile (or declare Mah Jongg) before discarding")
+        if not self.first_discard:
+            if e.seat != self.east:
+                self.stage = Stage.PLAY
+                return self._redeal(e.t, "East must make the first discard")
+            self._begin_play(e.t)
+        out: list[Ruling] = []
+        prev = self.window
+        if prev is not None:
+            reason = "discarded" if own_turn and self.phase is Phase.PICKED else "covered"
+            out += self._close_window(e.t, reason)
+        fault_seat: int | None = None
+        if not own_turn:
+            if e.seat == self.turn and self.phase is Phase.WAIT_PICK:
+                out += self._kill(e.t, e.seat, "discarding before picking")
+            else:
+                out += self._kill(e.t, e.seat, "discarding out of turn")
+                st.fault = "out_of_turn"
+        if st.fault is not None:
+            fault_seat = e.seat
+        if st.concealed < 1:
+            raise Rejected("this player holds no tile to discard")
+        st.concealed -= 1
+        st.discards.append(e.tile)
+        self.first_discard = True
+        self.last_rack = None
+        for redeemer, owner, index in list(self.wrong_exchanges):
+            if redeemer == e.seat:
+                self.wrong_exchanges.remove((redeemer, owner, index))
+                out += self._kill(e.t, owner, f"exposure {index + 1} holds a wrong tile after a joker exchange")
+        same = e.tile == JOKER and prev is not None and e.named == prev.tile
+        named = None if same else e.named
+        self.window = Window(e.seat, e.tile, named, e.t, fault_seat)
+        out.append(Ruling("window_opened", e.t, e.seat, {"seat": e.seat, "tile": e.tile, "named": e.named}))
+        if self.window.misnamed:
+            out.append(Ruling("misnamed_discard", e.t, e.seat, {"seat": e.seat, "tile": e.tile,
+                                                                "named": e.named}))
+        if own_turn or (e.seat == self.turn and self.phase is Phase.WAIT_PICK):
+            out += self._start_turn(e.t, self._next_live(e.seat))
+        out += self._check_impossible(e.t)
+        if self.stage is Stage.PLAY and len(self.live()) <= 1 and self.survivor_due is None:
+            out += self._last_survivor(e.t)
+        return out
+
+    # --- claims -----------------------------------------------------------------------------------------
+
+    def _on_claim(self, e: ev.Claim) -> list[Ruling]:
+        if e.purpose not in ("mahjong", "exposure"):
+            raise Rejected("purpose must be mahjong or exposure")
+        w = self.window
+        if w is None and self.last_rack is not None and e.t <= self.last_rack[0]:
+            # A call at the same instant as the rack goes to the caller: undo the rack.
+            t_rack, w, racker = self.last_rack
+            self.window, self.picked_pending, self.phase, self.last_rack = w, racker, Phase.PICKED, None
+        if w is None:
+            raise Rejected("no live discard: the window of opportunity is closed")
+        if e.seat == w.discarder:
+            raise Rejected("a player cannot claim their own discard")
+        if self.seats[e.seat].out is not None:
+            raise Rejected("this player is out of the game")
+        if w.tile == JOKER and not (e.purpose == "mahjong" and w.misnamed):
+            raise Rejected("discarded jokers are dead")
+        if self.picked_pending == e.seat:
+            raise Rejected("this player already picked from the wall")
+        old = w.claims.get(e.seat)
+        purpose = "mahjong" if old and old[0] == "mahjong" else e.purpose
+        w.claims[e.seat] = (purpose, e.t)
+        return [Ruling("claim_pending", e.t, e.seat, {"seat": e.seat, "purpose": purpose})]
+
+    def _claim_rank(self, w: Window, seat: int, purpose: str) -> tuple[int, int]:
+        # Mah Jongg beats exposure; between equal claims the next in turn after the discarder wins.
+        return (0 if purpose == "mahjong" else 1, (seat - w.discarder) % self.players)
+
+    def _resolve_claims(self, t: float) -> list[Ruling]:
+        w = self.window
+        assert w is not None
+        ranked = sorted(w.claims.items(), key=lambda kv: self._claim_rank(w, kv[0], kv[1][0]))
+        winner, (purpose, _) = ranked[0]
+        out = []
+        returned = self.picked_pending
+        out += self._close_window(t, "claimed")
+        if returned is not None:
+            self.seats[returned].concealed -= 1
+            self.wall += 1
+            out.append(Ruling("pick_returned", t, returned, {"seat": returned,
+                                                             "reason": "a claim came before the window closed"}))
+        for seat, (p, _) in ranked[1:]:
+            out.append(Ruling("claim_denied", t, seat, {"seat": seat, "purpose": p, "to": winner}))
+        w.claims.clear()
+        floor = self.seats[w.discarder].discards
+        if floor and floor[-1] == w.tile:
+            floor.pop()
+        self.seats[winner].concealed += 1
+        self.award = Award(winner, purpose, w)
+        self.claimed = w
+        self.turn, self.phase, self.turn_source, self.exchanged = winner, Phase.CLAIMED, "claim", False
+        self.last_rack = None
+        tile = w.named if purpose == "mahjong" and w.misnamed else w.tile
+        out.append(Ruling("claim_awarded", t, winner, {"seat": winner, "purpose": purpose, "tile": tile}))
+        out.append(Ruling("turn", t, winner, {"seat": winner}))
+        return out
+
+    # --- exposures and jokers ---------------------------------------------------------------------------
+
+    def _on_exposure(self, e: ev.Exposure) -> list[Ruling]:
+        a = self.award
+        if a is None or e.seat != a.seat or self.phase is not Phase.CLAIMED or self.turn != e.seat:
+            if e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING):
+                raise Rejected("no exposure from a wall tile unless declaring Mah Jongg")
+            raise Rejected("an exposure needs a claimed discard (placed before the discard, never added later)")
+        if a.purpose == "mahjong":
+            raise Rejected("this tile was claimed for Mah Jongg: show the hand")
+        st = self.seats[e.seat]
+        tiles = list(e.tiles)
+        naturals = {x for x in tiles if x != JOKER}
+        claimed = a.window.tile
+        out: list[Ruling] = []
+        problem = None
+        if not 3 <= len(tiles) <= 6:
+            problem = "an exposure is a pung, kong, quint or sextet (3 to 6 tiles)"
+        elif naturals != {claimed}:
+            problem = f"an exposure must be identical tiles of the claimed {claimed} (jokers allowed)"
+        elif len(tiles) > st.concealed:
+            problem = "more tiles exposed than the player holds"
+        if problem is None and len(tiles) > SET_COUNTS[claimed] + SET_COUNTS[JOKER]:
+            problem = "more tiles than the set holds"
+        before = self.card.lines_allowing(st.exposures, ()) if st.exposures else None
+        st.exposures.append(tiles)
+        st.exposure_tiles.append(claimed)
+        st.concealed -= min(len(tiles), st.concealed)  # the claimed tile was counted in at the award
+        self.award = None
+        self.phase = Phase.HOLDING
+        if problem is not None:
+            out += self._kill(e.t, e.seat, f"invalid exposure: {problem}", lines=before)
+            return out + self._after_out(e.t, e.seat)
+        out.append(Ruling("exposure_accepted", e.t, e.seat, {"seat": e.seat, "tiles": tiles}))
+        if not self.card.lines_allowing(st.exposures, ()):
+            out += self._kill(e.t, e.seat, "invalid exposure: no exposed (X) line on the card allows "
+                              + "; ".join(" ".join(x) for x in st.exposures), lines=before or [])
+            out += self._after_out(e.t, e.seat)
+        return out + self._check_impossible(e.t)
+
+    def _exchange_allowed(self, e: ev.Event) -> list[Ruling]:
+        """Joker exchanges happen in one's own turn once the 14th tile is in; closing the window if open."""
+        if e.seat != self.turn:
+            raise Rejected("joker exchanges only in one's own turn")
+        if self.seats[e.seat].out is not None:
+            raise Rejected("this player is out of the game")
+        if self.phase is Phase.WAIT_PICK:
+            return self._kill(e.t, e.seat, "exchanging a joker before picking")
+        if self.phase is Phase.CLAIMED:
+            raise Rejected("complete the exposure before exchanging a joker")
+        if self.phase is Phase.PICKED:
+            self.phase = Phase.HOLDING
+            return self._close_window(e.t, "joker_exchange")
+        return []
+
+    def _on_joker_exchange_announced(self, e: ev.JokerExchangeAnnounced) -> list[Ruling]:
+        out = self._exchange_allowed(e)
+        if self.seats[e.seat].out is not None:
+            return out + self._after_out(e.t, e.seat)
+        return out + [Ruling("joker_exchange_announced", e.t, e.seat, {"seat": e.seat})]
+
+    def _on_joker_exchange(self, e: ev.JokerExchange) -> list[Ruling]:
+        if e.tile == JOKER:
+            raise Rejected("no reverse exchange: a joker cannot be given for a natural tile")
+        owner = self.seats[e.from_seat]
+        if not isinstance(e.exposure_index, int) or not 0 <= e.exposure_index < len(owner.exposures):
+            raise Rejected(f"chair {e.from_seat} has no exposure {e.exposure_index}")
+        exposure = owner.exposures[e.exposure_index]
+        if JOKER not in exposure:
+            raise Rejected("that exposure holds no joker")
+        if self.seats[e.seat].concealed < 1:
+            raise Rejected("the redeemer holds no tile to give")
+        out = self._exchange_allowed(e)
+        if self.seats[e.seat].out is not None:
+            return out + self._after_out(e.t, e.seat)
+        exposure[exposure.index(JOKER)] = e.tile
+        self.exchanged = True
+        data = {"seat": e.seat, "from_seat": e.from_seat, "exposure_index": e.exposure_index, "tile": e.tile}
+        if e.tile != owner.exposure_tiles[e.exposure_index]:
+            self.wrong_exchanges.append((e.seat, e.from_seat, e.exposure_index))
+            data["expected"] = owner.exposure_tiles[e.exposure_index]
+            out.append(Ruling("joker_exchange_wrong_tile", e.t, e.seat, data))
+        else:
+            out.append(Ruling("joker_exchanged", e.t, e.seat, data))
+        return out + self._check_impossible(e.t)
+
+    # --- Mah Jongg --------------------------------------------------------------------------------------
+
+    def _on_mahjong_declared(self, e: ev.MahjongDeclared) -> list[Ruling]:
+        st = self.seats[e.seat]
+        if st.out is not None:
+            raise Rejected("this player is out of the game")
+        out: list[Ruling] = []
+        special = None
+        if self.stage is Stage.CHARLESTON and self.charleston_begun and not self._charleston_finished():
+            raise Rejected("Mah Jongg cannot be declared during the Charleston")
+        if not self.first_discard:
+            if e.seat != self.east:
+                raise Rejected("only East holds 14 tiles before the first discard")
+            special = "earthly" if self.charleston_begun else "heavenly"
+        w = self.window
+        if special is None and w is not None:
+            if e.seat != w.discarder and not (e.seat == self.turn and self.phase is Phase.PICKED):
+                # Declaring on the live discard is a call for it, weighed against the other calls.
+                w.claims[e.seat] = ("mahjong", e.t)
+            if w.claims:
+                out += self._resolve_claims(e.t)
+                if self.award is None or self.award.seat != e.seat:
+                    return out + [Ruling("rejected", e.t, e.seat, {"reason": "another call takes the discard",
+                                                                   "event": ev.to_json(e)})]
+        if special is None and not (e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING,
+                                                                           Phase.CLAIMED)):
+            raise Rejected("not this player's turn and no discard to claim")
+        if self.phase is Phase.PICKED and e.seat == self.turn:
+            out += self._close_window(e.t, "mahjong")
+            self.phase = Phase.HOLDING
+        on_discard = special is None and self.turn_source == "claim" and not self.exchanged
+        self_picked = not on_discard
+        return out + self._verify_win(e, self_picked, self.claimed if on_discard else None, special)
+
+    def _split_declared(self, seat: int, tiles: Sequence[str]) -> list[str] | None:
+        """The concealed part of a declared hand: all 14 shown minus the exposures, or the concealed part alone."""
+        st = self.seats[seat]
+        if len(tiles) == st.concealed:
+            return list(tiles)
+        rest = Counter(tiles)
+        rest.subtract(Counter(x for e in st.exposures for x in e))
+        if any(v < 0 for v in rest.values()) or sum(rest.values()) != st.concealed:
+            return None
+        return list(rest.elements())
+
+    def _verify_win(self, e: ev.MahjongDeclared, self_picked: bool, won_on: Window | None,
+                    special: str | None) -> list[Ruling]:
+        st = self.seats[e.seat]
+        concealed = self._split_declared(e.seat, e.tiles)
+        if st.total != 14:
+            return self._mahjong_error(e, f"the player holds {st.total} tiles, not 14")
+        if concealed is None:
+            return self._mahjong_error(e, "the tiles shown do not match the tiles held with the exposures")
+        verdict = self.card.verify(concealed, st.exposures)
+        pays_for_table = None
+        misnamed = False
+        if not verdict.mahjong and won_on is not None and won_on.misnamed and won_on.tile in concealed:
+            swapped = list(concealed)
+            swapped[swapped.index(won_on.tile)] = won_on.named  # type: ignore[assignment]
+            alt = self.card.verify(swapped, st.exposures)
+            if alt.mahjong:
+                verdict, misnamed, pays_for_table = alt, True, won_on.discarder
+        if not verdict.mahjong:
+            return self._mahjong_error(e, "no line on the card matches this hand", verdict)
+        if won_on is not None and won_on.fault_seat is not None:
+            pays_for_table = won_on.fault_seat
+        self.award = None
+        value = int(verdict.value or 0)
+        lines = [_line_json(x) for x in verdict.lines]
+        data = {"seat": e.seat, "value": value, "jokerless": bool(verdict.jokerless),
+                "singles_and_pairs": bool(verdict.singles_and_pairs), "lines": lines, "self_picked": self_picked,
+                "discarder": None if won_on is None else won_on.discarder, "special": special,
+                "exchange": self.exchanged, "misnamed": misnamed, "pays_for_table": pays_for_table}
+        if e.self_picked != self_picked:
+            data["said_self_picked"] = e.self_picked
+        exposures_before = len(st.exposures)
+        win = Win(winner=e.seat, value=value, discarder=None if self_picked or won_on is None else won_on.discarder,
+                  jokerless=bool(verdict.jokerless), singles_and_pairs=bool(verdict.singles_and_pairs),
+                  pays_for_table=pays_for_table, exposures=exposures_before,
+                  quint_exposed=any(len(x) >= 5 for x in st.exposures), misnamed=misnamed)
+        out = [Ruling("mahjong_verified", e.t, e.seat, data)]
+        amounts = settle_win(self.profile, win, range(self.players))
+        out.append(self._settle(e.t, self._with_out_points(amounts, e.seat), "mahjong"))
+        return out + self._game_over(e.t, "mahjong", e.seat)
+
+    def _with_out_points(self, amounts: dict[int, int], winner: int | None) -> dict[int, int]:
+        """Tournament: players who went out score the profile's dead / Mah Jongg in error points."""
+        pts = self.profile.points
+        if pts is None:
+            return amounts
+        for s, st in enumerate(self.seats):
+            if s != winner and st.out is not None:
+                amounts[s] += pts.mahjong_in_error if st.out == "mahjong_in_error" else pts.dead
+        return amounts
+
+    def _mahjong_error(self, e: ev.MahjongDeclared, reason: str, verdict: Any = None) -> list[Ruling]:
+        st = self.seats[e.seat]
+        retract = self.profile.rules.retract_max_exposures
+        data: dict[str, Any] = {"seat": e.seat, "reason": reason, "retracted": False}
+        nearest = getattr(verdict, "nearest", None) or []
+        if nearest:
+            data["nearest"] = [_line_json(getattr(x, "line", x)) for x in nearest[:3]
+                               if hasattr(getattr(x, "line", x), "section")]
+        self.award = None
+        if len(st.exposures) <= retract:
+            data["retracted"] = True
+            self.phase = Phase.HOLDING
+            return [Ruling("mahjong_in_error", e.t, e.seat, data)]
+        out = [Ruling("mahjong_in_error", e.t, e.seat, data)]
+        out += self._kill(e.t, e.seat, reason, how="mahjong_in_error")
+        if len(self.live()) <= 1:
+            return out + self._last_survivor(e.t)
+        return out + self._start_turn(e.t, self._next_live(e.seat))
+
+    # --- the end of a game ------------------------------------------------------------------------------
+
+    def _settle(self, t: float, amounts: dict[int, int], reason: str) -> Ruling:
+        for s, v in amounts.items():
+            self.balances[s] += v
+        return Ruling("settlement", t, None, {"reason": reason, "payments": _seats_key(amounts),
+                                              "balances": _seats_key(self.balances)})
+
+    def _game_over(self, t: float, reason: str, winner: int | None) -> list[Ruling]:
+        self.stage = Stage.OVER
+        self.window = None
+        out = [Ruling("game_over", t, winner, {"reason": reason, "winner": winner})]
+        nxt = (self.east + 1) % self.players
+        if nxt == self.pivot:
+            # The deal came back to the Pivot: she swaps chairs with the player on her right and deals.
+            other = (self.pivot + 1) % self.players
+            self.balances[self.pivot], self.balances[other] = self.balances[other], self.balances[self.pivot]
+            out.append(Ruling("pivot_switch", t, self.pivot, {"seat": self.pivot, "with_seat": other}))
+            self.pivot = nxt = other
+        self.next_east = nxt
+        out.append(Ruling("east_rotates", t, nxt, {"east": nxt}))
+        return out
+
+    def _on_wall_exhausted(self, e: ev.WallExhausted) -> list[Ruling]:
+        if self.stage is not Stage.PLAY or not self.first_discard:
+            raise Rejected("the wall can only run out during play")
+        out = self._close_window(e.t, "wall_exhausted")
+        out.append(Ruling("wall_game", e.t, None, {"wall": self.wall}))
+        amounts = settle_wall_game(self.profile, range(self.players), self.live())
+        out.append(self._settle(e.t, self._with_out_points(amounts, None), "wall_game"))
+        return out + self._game_over(e.t, "wall_game", None)
+
+    def _last_survivor(self, t: float) -> list[Ruling]:
+        """All but one player are out: survivor payments (home play) or the intact-hand points (tournament)."""
+        live = self.live()
+        survivor = live[0] if live else None
+        out = self._close_window(t, "three_dead")
+        out.append(Ruling("last_survivor", t, survivor, {"seat": survivor, "outs": [s for s, _ in self.outs]}))
+        if survivor is None:
+            return out + self._game_over(t, "all_dead", None)
+        if self.profile.mode == "points":
+            pts = self.profile.points
+            assert pts is not None
+            amounts = {s: (pts.throw_in_survivor if s == survivor else 0) for s in range(self.players)}
+            out.append(self._settle(t, amounts, "last_survivor"))
+            return out + self._game_over(t, "last_survivor", None)
+        errors = [s for s, how in self.outs if how == "mahjong_in_error"]
+        last_seat, last_how = self.outs[-1]
+        if last_how == "mahjong_in_error":
+            due = {"payer": last_seat, "survivor": survivor, "basis": survivor}  # NMJL FAQ rule (b)
+        elif errors:
+            due = {"payer": errors[0], "survivor": survivor, "basis": errors[0]}  # rule (c)
+        else:
+            out.append(Ruling("wall_game", t, None, {"reason": "all but one player dead: hand thrown in"}))
+            return out + self._game_over(t, "three_dead", None)  # rule (e): nobody is paid
+        self.survivor_due = due
+        self.stage = Stage.OVER
+        out.append(Ruling("survivor_payment_due", t, due["payer"], dict(due)))
+        return out + self._pay_survivor(t)
+
+    def _pay_survivor(self, t: float) -> list[Ruling]:
+        due = self.survivor_due
+        if due is None:
+            return []
+        value = self.seats[due["basis"]].attempted_value
+        if value is None:
+            return [Ruling("hand_value_needed", t, due["basis"], {"seat": due["basis"]})]
+        pay = self.profile.payments
+        assert pay is not None
+        self.survivor_due = None
+        amounts = transfer(range(self.players), due["payer"], due["survivor"], pay.survivor * value)
+        return [self._settle(t, amounts, "survivor_payment")] + self._game_over(t, "three_dead", None)
+
+    def _on_attempted_hand(self, e: ev.AttemptedHand) -> list[Ruling]:
+        if not isinstance(e.value, int) or isinstance(e.value, bool) or e.value <= 0:
+            raise Rejected("a hand value is a positive whole number")
+        self.seats[e.seat].attempted_value = e.value
+        return self._pay_survivor(e.t) if self.survivor_due and self.survivor_due["basis"] == e.seat else []
+
+    # --- challenges, counts, throw-ins, penalties, seats ------------------------------------------------
+
+    def _on_dead_challenge(self, e: ev.DeadChallenge) -> list[Ruling]:
+        target = self.seats[e.target]
+        if e.seat == e.target:
+            raise Rejected("a player does not call their own hand dead")
+        if self.seats[e.seat].out is not None:
+            raise Rejected("the challenger is out of the game")
+        if target.out is not None:
+            return [Ruling("challenge_upheld", e.t, e.target, {"seat": e.target, "challenger": e.seat,
+                                                               "already": True})]
+        upheld = e.upheld
+        lines: list[CardLine] | None = None
+        if upheld is None:
+            lines = self.card.lines_allowing(target.exposures, self.seen_by(e.target)) if target.exposures else None
+            upheld = lines is not None and not lines
+        if upheld:
+            out = [Ruling("challenge_upheld", e.t, e.target, {"seat": e.target, "challenger": e.seat})]
+            out += self._kill(e.t, e.target, f"called dead by chair {e.seat}", lines=lines)
+            return out + self._after_out(e.t, e.target)
+        out = [Ruling("challenge_failed", e.t, e.seat, {"seat": e.seat, "target": e.target})]
+        if self.profile.mode == "payments":
+            pay = self.profile.payments
+            assert pay is not None
+            amount = pay.erroneous_death_challenge * int(self.card.cheapest_value)
+            out.append(self._settle(e.t, transfer(range(self.players), e.seat, e.target, amount),
+                                    "erroneous_death_challenge"))
+        if self.profile.rules.erroneous_challenge_kills_challenger:
+            out += self._kill(e.t, e.seat, "declared another player's hand dead in error")
+            out += self._after_out(e.t, e.seat)
+        return out
+
+    def _on_tile_count(self, e: ev.TileCount) -> list[Ruling]:
+        st = self.seats[e.seat]
+        if not isinstance(e.count, int) or isinstance(e.count, bool) or e.count < 0:
+            raise Rejected("count must be a whole number")
+        if st.out is not None or e.count == st.total:
+            return []
+        if not self.first_discard:
+            if (self._charleston_finished() and e.seat == self._next_live(self.east) and e.count == 12
+                    and st.total == 13):
+                st.concealed -= 1  # she holds 12: she takes a 13th from the wall (NMJL exception)
+                return [Ruling("take_tile", e.t, e.seat, {"seat": e.seat, "reason": "12 tiles after the "
+                                                          "Charleston: take one more from the wall"})]
+            return self._redeal(e.t, f"chair {e.seat} holds {e.count} tiles, not {st.total}, before play began")
+        return (self._kill(e.t, e.seat, f"wrong tile count: {e.count} instead of {st.total}")
+                + self._after_out(e.t, e.seat))
+
+    def _on_throw_in(self, e: ev.ThrowIn) -> list[Ruling]:
+        if self.seats[e.seat].out is not None:
+            raise Rejected("this player is already out")
+        out = [Ruling("threw_in", e.t, e.seat, {"seat": e.seat})]
+        self._kill(e.t, e.seat, "threw in the hand", how="threw_in")
+        return out + self._after_out(e.t, e.seat)
+
+    def _on_penalty(self, e: ev.Penalty) -> list[Ruling]:
+        pen = self.profile.penalties
+        if pen is None or not hasattr(pen, str(e.kind)) or str(e.kind).startswith("_"):
+            raise Rejected(f"profile {self.profile.name!r} has no penalty {e.kind!r}")
+        amount = int(getattr(pen, e.kind))
+        amounts = {s: (amount if s == e.seat else 0) for s in range(self.players)}
+        return [Ruling("penalty", e.t, e.seat, {"seat": e.seat, "kind": e.kind, "points": amount}),
+                self._settle(e.t, amounts, f"penalty:{e.kind}")]
+
+    def _on_seat_change(self, e: ev.SeatChange) -> list[Ruling]:
+        if self.stage in (Stage.CHARLESTON, Stage.PLAY):
+            raise Rejected("players change seats between games")
+        a, b = e.seat, e.with_seat
+        self.balances[a], self.balances[b] = self.balances[b], self.balances[a]
+        if self.pivot in (a, b):
+            self.pivot = b if self.pivot == a else a
+        return [Ruling("seats_changed", e.t, None, {"seat": a, "with_seat": b,
+                                                    "balances": _seats_key(self.balances)})]

@@ -1,0 +1,73 @@
+"""Shared helpers for the referee tests: the sample card, the built-in profiles and a scripted table."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from engine.card import SAMPLE_CARD, Card, load_card
+from engine.referee import Referee, Ruling, events, parse_profile
+from engine.referee.profile import PROFILES_DIR, ScoringProfile
+
+# Hands of the sample card used throughout (value 25 unless noted).
+EVENS = "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 8B".split()  # 2468 #2 "FF 2222 44 66 8888" X25
+WINDS = "F F N N N E E E W W W S S S".split()  # Winds and Dragons #1 "FF NNN EEE WWW SSS" X25
+PAIRS = "1B 1B 2B 2B 3B 3B 4B 4B 5B 5B 6B 6B 7B 7B".split()  # Singles and Pairs #2, C50
+
+
+@cache
+def card() -> Card:
+    return load_card(SAMPLE_CARD)
+
+
+@cache
+def profile(name: str = "nmjl") -> ScoringProfile:
+    return parse_profile((PROFILES_DIR / f"{name}.toml").read_text(encoding="utf-8"), f"{name}.toml")
+
+
+class Table:
+    """A referee plus a clock: ``table("discard", seat=0, tile="3B")`` applies one event and returns rulings."""
+
+    def __init__(self, profile_name: str = "nmjl", players: int = 4) -> None:
+        self.ref = Referee(card(), profile(profile_name), players)
+        self.t = 0.0
+        self.rulings: list[Ruling] = []
+
+    def __call__(self, kind: str, **fields) -> list[Ruling]:
+        if "t" not in fields:
+            self.t += 1.0
+            fields["t"] = self.t
+        event = events.from_json({"type": kind, **fields})
+        out = self.ref.apply(event)
+        self.rulings += out
+        return out
+
+    def start(self, charleston: str = "stop") -> None:
+        """Deal and run the Charleston: "stop" after the first left, "full" both, "none" (3 players)."""
+        self("deal")
+        if self.ref.players == 3 or charleston == "none":
+            return
+        steps = ("right", "across", "left") + (("left", "across", "right") if charleston == "full" else ())
+        for direction in steps:
+            for seat in range(4):
+                self("charleston_pass", seat=seat, direction=direction)
+        if charleston == "stop":
+            self("charleston_stop", seat=1)
+
+    def turn(self, seat: int, tile: str = "N", rack: bool = True) -> list[Ruling]:
+        """``seat`` picks (if it has to), racks and discards ``tile``, naming it."""
+        out: list[Ruling] = []
+        if self.ref.phase.value == "wait_pick":
+            out += self("pick", seat=seat)
+            if rack:
+                out += self("rack", seat=seat)
+        return out + self("discard", seat=seat, tile=tile, named=tile)
+
+
+def kinds(rulings: list[Ruling]) -> list[str]:
+    return [r.kind for r in rulings]
+
+
+def only(rulings: list[Ruling], kind: str) -> Ruling:
+    found = [r for r in rulings if r.kind == kind]
+    assert len(found) == 1, f"expected one {kind} in {kinds(rulings)}"
+    return found[0]
