@@ -1,0 +1,110 @@
+"""Japanese tiles in mpsz notation and as the small integers the scorer works with.
+
+The scorer counts tiles in a list of 34 ints (index = tile kind), because every rule it checks is a question
+about counts: ``0..8`` are 1m..9m (Craks), ``9..17`` 1p..9p (Dots), ``18..26`` 1s..9s (Bams), ``27..33`` the
+honours East, South, West, North, White, Green, Red (``1z..7z``). A red five (``0m 0p 0s``) is the same kind
+as its plain five; the parser reports how many red fives it saw separately, because only dora cares.
+
+The Japanese suits are the American ones under other letters, so the suit identity comes from
+:mod:`engine.tiles` (``m`` = Crak, ``p`` = Dot, ``s`` = Bam) and :func:`american_code` turns a kind into the
+product's tile code (for spoken names and display); nothing else is shared: the sets differ (no flowers or
+jokers here, red fives there).
+"""
+
+from __future__ import annotations
+
+from engine.tiles import Suit
+
+#: mpsz suit letter -> the product's suit, in index order (m, p, s).
+SUIT_LETTERS: dict[str, Suit] = {"m": Suit.CRAK, "p": Suit.DOT, "s": Suit.BAM}
+_SUIT_BASE = {"m": 0, "p": 9, "s": 18}
+#: Honour kinds in ``1z..7z`` order, as the product's tile codes.
+HONOUR_CODES: tuple[str, ...] = ("E", "S", "W", "N", "WD", "GD", "RD")
+
+EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = range(27, 34)
+WIND_INDEX: dict[str, int] = {"E": EAST, "S": SOUTH, "W": WEST, "N": NORTH}
+
+#: Terminals and honours (the 13 kinds of thirteen orphans).
+TERMINALS_AND_HONOURS: tuple[int, ...] = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+IS_TERMINAL_OR_HONOUR: tuple[bool, ...] = tuple(i in TERMINALS_AND_HONOURS for i in range(34))
+IS_HONOUR: tuple[bool, ...] = tuple(i >= 27 for i in range(34))
+#: The kinds of All Green: 2, 3, 4, 6, 8 Bams and the Green Dragon.
+GREEN_KINDS: frozenset[int] = frozenset((19, 20, 21, 23, 25, GREEN))
+
+
+class MpszError(ValueError):
+    """Text that is not mpsz tiles; the message says which character and why."""
+
+
+def parse_mpsz(text: str) -> tuple[list[int], int]:
+    """Read mpsz text ("123m406p789s1122z") into tile kinds in written order and the number of red fives.
+
+    Digits wait for the suit letter that follows them; ``0`` is a red five and is only valid in m, p, s.
+    """
+    if not isinstance(text, str):
+        raise MpszError(f"expected an mpsz string, got {type(text).__name__}")
+    kinds: list[int] = []
+    red = 0
+    pending: list[int] = []
+    for pos, ch in enumerate(text):
+        if "0" <= ch <= "9":
+            pending.append(ord(ch) - 48)
+        elif ch in _SUIT_BASE:
+            if not pending:
+                raise MpszError(f"suit letter {ch!r} at character {pos + 1} has no digits before it")
+            base = _SUIT_BASE[ch]
+            for d in pending:
+                if d == 0:
+                    red += 1
+                    d = 5
+                kinds.append(base + d - 1)
+            pending.clear()
+        elif ch == "z":
+            if not pending:
+                raise MpszError(f"suit letter 'z' at character {pos + 1} has no digits before it")
+            for d in pending:
+                if not 1 <= d <= 7:
+                    raise MpszError(f"honour {d}z does not exist (1z..7z = E S W N White Green Red)")
+                kinds.append(26 + d)
+            pending.clear()
+        elif ch in " ,":
+            continue
+        else:
+            raise MpszError(f"unexpected character {ch!r} at character {pos + 1} (use digits and m p s z)")
+    if pending:
+        raise MpszError("digits at the end have no suit letter (m, p, s or z)")
+    return kinds, red
+
+
+def to_mpsz(kinds: list[int] | tuple[int, ...], red: int = 0) -> str:
+    """Write tile kinds as compact mpsz text (sorted), showing up to ``red`` fives as ``0``, suit by suit."""
+    out = []
+    red_left = red
+    for letter, base, size in (("m", 0, 9), ("p", 9, 9), ("s", 18, 9), ("z", 27, 7)):
+        digits = []
+        for k in sorted(k for k in kinds if base <= k < base + size):
+            d = k - base + 1
+            if letter != "z" and d == 5 and red_left:
+                red_left -= 1
+                d = 0
+            digits.append(str(d))
+        if digits:
+            out.append("".join(digits) + letter)
+    return "".join(out)
+
+
+def dora_after(indicator: int) -> int:
+    """The kind an indicator makes dora: the next number in its suit (9 -> 1), the next wind, the next dragon."""
+    if indicator < 27:
+        return indicator - 8 if indicator % 9 == 8 else indicator + 1
+    if indicator < WHITE:
+        return EAST if indicator == NORTH else indicator + 1
+    return WHITE if indicator == RED else indicator + 1
+
+
+def american_code(kind: int) -> str:
+    """The product's tile code for a kind (``4m`` -> ``4C``, ``1z`` -> ``E``, ``5z`` -> ``WD``)."""
+    if kind >= 27:
+        return HONOUR_CODES[kind - 27]
+    suit = tuple(SUIT_LETTERS.values())[kind // 9]
+    return f"{kind % 9 + 1}{suit.value}"
