@@ -92,3 +92,16 @@ def test_queue_never_blocks_and_drops_stale_announcements():
     assert "Mah Jongg, Ada, 25" in said
     assert not any(s.startswith("One Bam") or s.startswith("note") for s in said)
     assert sp.dropped >= 14
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng")
+def test_say_command_writes_tile_names(tmp_path, capsys):
+    from assistant.cli import main
+
+    wav = tmp_path / "say.wav"
+    assert main(["say", "--tiles", "3", "bam", "soap", "--wav", str(wav), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"text": "Three Bam, Soap"' in out
+    seconds, rms = _wav_stats(wav)
+    assert seconds > 0.8 and rms > 0.02
+    assert main(["say", "--tiles", "ten", "bam"]) == 2
