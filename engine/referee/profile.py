@@ -143,7 +143,8 @@ def parse_profile(text: str, filename: str = "<profile>") -> ScoringProfile:
         table = data.get(section)
         if table is None:
             if section in needed:
-                errors.append(f"{filename}:1: missing section [{section}] (mode {mode!r} needs it)")
+                errors.append(f"{filename}:1: missing section [{section}]"
+                              + (f" (mode {mode!r} needs it)" if isinstance(mode, str) else ""))
             built[section] = None
             continue
         values: dict[str, Any] = {}

@@ -1,0 +1,84 @@
+"""``mahj pay``: what everyone pays (home play) or scores (tournament) for a verified Mah Jongg.
+
+    mahj pay --profile nmjl --value 25 --discarder 2 --winner 0 [--jokerless] [--json]
+    mahj pay --profile mahjcon --value 30 --self-pick
+
+Uses the same settlement code as the referee (engine.referee.settle), so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from assistant.journal import builtin_profile_text
+from engine.referee import ProfileError, parse_profile
+from engine.referee.settle import Win, jokerless_counts, settle_win
+
+SEAT_NAMES = ("East", "South", "West", "North")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("pay", help="settle a verified Mah Jongg under a scoring profile (nmjl, mahjcon, file)")
+    p.add_argument("--profile", default="nmjl", help="nmjl, mahjcon or a profile TOML file (default nmjl)")
+    p.add_argument("--value", type=int, required=True, help="the hand's value on the card")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--self-pick", action="store_true", help="won on a tile picked from the wall (or by exchange)")
+    how.add_argument("--discarder", type=int, metavar="SEAT", help="chair 0-3 that threw the winning tile")
+    p.add_argument("--winner", type=int, default=0, metavar="SEAT", help="winner's chair (default 0 = East)")
+    p.add_argument("--players", type=int, choices=(3, 4), default=4)
+    p.add_argument("--jokerless", action="store_true", help="no joker in the hand at declaration")
+    p.add_argument("--singles-and-pairs", action="store_true", help="a Singles and Pairs line (no jokerless bonus)")
+    p.add_argument("--pays-for-table", type=int, metavar="SEAT",
+                   help="this chair alone pays (misnamed discard, out-of-turn or wrong-wall play)")
+    p.add_argument("--exposures", type=int, default=0, help="winner's exposures (tournament discard penalties)")
+    p.add_argument("--quint", action="store_true", help="one of those exposures is a quint or larger")
+    p.add_argument("--misnamed", action="store_true", help="the win came on a misnamed discard")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    print(json.dumps({"error": message}) if args.json else f"error: {message}", file=sys.stdout if args.json
+          else sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        text, name = builtin_profile_text(args.profile)
+        profile = parse_profile(text, name)
+    except OSError as exc:
+        return _fail(args, f"{args.profile}: cannot read the profile: {exc.strerror or exc}")
+    except ProfileError as exc:
+        return _fail(args, str(exc))
+    seats = range(args.players)
+    for label, seat in (("--winner", args.winner), ("--discarder", args.discarder),
+                        ("--pays-for-table", args.pays_for_table)):
+        if seat is not None and seat not in seats:
+            return _fail(args, f"{label} must be a chair 0..{args.players - 1}")
+    if args.discarder is not None and args.discarder == args.winner:
+        return _fail(args, "the winner cannot be the discarder")
+    if args.value <= 0:
+        return _fail(args, "--value must be positive")
+    win = Win(winner=args.winner, value=args.value, discarder=None if args.self_pick else args.discarder,
+              jokerless=args.jokerless, singles_and_pairs=args.singles_and_pairs,
+              pays_for_table=args.pays_for_table, exposures=args.exposures, quint_exposed=args.quint,
+              misnamed=args.misnamed)
+    amounts = settle_win(profile, win, seats)
+    result = {"profile": profile.name, "mode": profile.mode, "value": args.value, "winner": args.winner,
+              "self_picked": args.self_pick, "discarder": args.discarder,
+              "jokerless_bonus": jokerless_counts(profile, win),
+              "payments": {str(s): amounts[s] for s in seats}}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    unit = "points" if profile.mode == "points" else "paid (-) / received (+)"
+    how = "self-picked" if args.self_pick else f"discard by chair {args.discarder}"
+    bonus = ", jokerless bonus" if result["jokerless_bonus"] else ""
+    print(f"{profile.name}: hand {args.value}, {how}{bonus} -- {unit}")
+    for s in seats:
+        mark = "  winner" if s == args.winner else ""
+        print(f"  chair {s} ({SEAT_NAMES[s]:5}) {amounts[s]:+6d}{mark}")
+    return 0
