@@ -458,17 +458,18 @@ class Board:
             self._offset = (min(rtt, self._offset[0]) if self._offset else rtt, offset)
 
 
+def attach(rig: Any, **options: Any) -> Board:
+    """A Board on a test rig (hardware/rig.py); closing the board closes the rig."""
+    if rig.kind == "sim":
+        return Board("sim", rig.open_link, rig=rig, **options)
+    return Board(f"simavr:{rig.port}", serial_opener(rig.port), rig=rig, **options)
+
+
 def open_board(port: str | None = None, **options: Any) -> Board:
     """A Board on ``port``: "sim" (emulator), "simavr" (firmware in simavr), a device, pty or pyserial URL, or
     None to find one by USB id. Returns at once; the connection is made (and remade) in the background."""
-    if port == "sim":
-        from hardware.rig import EmulatorRig
+    if port in ("sim", "simavr"):
+        from hardware.rig import EmulatorRig, SimavrRig
 
-        rig = EmulatorRig()
-        return Board("sim", rig.open_link, rig=rig, **options)
-    if port == "simavr":
-        from hardware.rig import SimavrRig
-
-        rig = SimavrRig.start()
-        return Board(f"simavr:{rig.port}", serial_opener(rig.port), rig=rig, **options)
+        return attach(EmulatorRig() if port == "sim" else SimavrRig.start(), **options)
     return Board(port or "auto", serial_opener(port), **options)

@@ -59,6 +59,8 @@ class BoardEmulator:
             self._boot_t = self._clock()
             self.boots.append(self._boot_t)
             self._ms = 0
+            for pin in PINS:  # a reset turns every output off until the firmware runs again
+                self._set_pin(pin, 0)
             self._out = bytearray()
             self._line = bytearray()
             self._line_bad = False
@@ -112,6 +114,11 @@ class BoardEmulator:
             self.advance()
             self._presses.append((self._ms + DEBOUNCE_MS, seat, self._ms))
             return self._boot_t + self._ms / 1000
+
+    def inject_noise(self, data: bytes) -> None:
+        """Bytes on the line to the host that the board never meant to send (a test of the host's resync)."""
+        with self._lock:
+            self._out += data
 
     def levels(self) -> dict[str, int]:
         """Current pin levels (LEDs 0/1, BUZZ in Hz)."""

@@ -86,6 +86,10 @@ class EmulatorRig:
         self._plugged = False
         self._generation += 1
 
+    def garbage(self, data: str) -> None:
+        """Line noise from the board's side ("\\n" in the text is a line end)."""
+        self.board.inject_noise(data.replace("\\n", "\n").encode())
+
     def replug(self) -> None:
         self._plugged = True
 
@@ -194,7 +198,7 @@ class SimavrRig:
 
     def reset(self) -> float:
         """Pulls the reset line (like the reset button or the Uno's auto-reset); returns the simulated time."""
-        return int(self._command("RESET", "R")[0]) / 1e9
+        return int(self._command("RESET", "RS")[0]) / 1e9
 
     def unplug(self) -> None:
         """The USB cable is pulled: the pty disappears (the firmware keeps running)."""

@@ -301,8 +301,10 @@ static const command_t commands[] PROGMEM = {
 
 static void run_command(char **tok, uint8_t n, uint32_t now_ms) {
     for (uint8_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(tok[0], commands[i].verb)) continue;
-        if (n - 1 != commands[i].argc || commands[i].run(tok + 1, now_ms)) out_P(PSTR("ERR ARG"));
+        if (strcmp_P(tok[0], commands[i].verb)) continue;
+        uint8_t argc = pgm_read_byte(&commands[i].argc);
+        handler_t run = (handler_t)pgm_read_ptr(&commands[i].run);
+        if (n - 1 != argc || run(tok + 1, now_ms)) out_P(PSTR("ERR ARG"));
         return;
     }
     out_P(PSTR("ERR VERB"));

@@ -1,0 +1,316 @@
+"""The board end to end: the real firmware in simavr (and the Python emulator, same protocol) through a raw
+protocol client and through the real driver. Timings come from the simulation's own clock."""
+
+from __future__ import annotations
+
+import logging
+import time
+from types import SimpleNamespace
+
+import pytest
+import serial
+
+from hardware import protocol as proto
+from hardware.driver import BoardIncompatible, attach
+from hardware.emulator import BoardEmulator
+from hardware.pins import levels_at
+from hardware.rig import EmulatorRig, SimavrRig, missing_tools, wait_until
+from hardware.signals import Beep, BoardState
+from hardware.timing import command_latencies, edges, percentile
+
+MS = 1e-3
+
+
+def make_rig(kind: str):
+    if kind == "simavr":
+        why = missing_tools()
+        if why:
+            pytest.skip(f"simavr rig unavailable: {why}")
+        return SimavrRig.start()
+    return EmulatorRig()
+
+
+@pytest.fixture(params=["sim", "simavr"])
+def rig(request):
+    r = make_rig(request.param)
+    yield r
+    r.close()
+
+
+class Raw:
+    """A protocol client without the driver: for the cases the driver is built never to produce."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        if rig.kind == "sim":
+            self.link = rig.open_link()
+        else:
+            self.link = serial.Serial(rig.port, 250000, timeout=0.02, exclusive=True)
+        self.splitter = proto.LineSplitter()
+        self.lines: list[bytes] = []
+        self.link.write(b"\n")
+
+    def read_until(self, predicate, timeout: float = 1.0) -> bytes | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for i, line in enumerate(self.lines):
+                if predicate(line):
+                    del self.lines[: i + 1]
+                    return line
+            self.lines += self.splitter.feed(self.link.read(256))
+        return None
+
+    def send(self, line: bytes, timeout: float = 1.0) -> bytes | None:
+        """Writes a raw line; returns the board's answer to it (an A line with its number, or an X notice)."""
+        self.link.write(line)
+        try:
+            seq = proto.parse(line).fields[0].encode()
+        except proto.ProtocolError:
+            seq = b"?"
+        return self.read_until(lambda raw: raw.startswith(b"A " + seq + b" ") or raw.startswith(b"X "), timeout)
+
+    def cmd(self, seq: int, verb: str, *args) -> tuple[str, ...]:
+        reply = self.send(proto.command(seq, verb, *args))
+        assert reply is not None, f"no answer to {verb}"
+        return proto.parse(reply).fields[1:]
+
+    def event(self, kind: str, timeout: float = 1.0) -> tuple[str, ...]:
+        line = self.read_until(lambda raw: raw.startswith(b"E ") and proto.parse(raw).fields[1] == kind, timeout)
+        assert line is not None, f"no {kind} event"
+        return proto.parse(line).fields
+
+    def close(self):
+        self.link.close()
+
+
+@pytest.fixture
+def raw(rig):
+    client = Raw(rig)
+    assert client.cmd(1, "HELLO", proto.PROTO_VERSION)[:3] == ("OK", "HELLO", "1")
+    yield client
+    client.close()
+
+
+def rx_time(rig, seq: int) -> float:
+    return next(t for t, line in rig.rx_log() if line.startswith(f"C {seq} ".encode()))
+
+
+# ---- every command, with pins and timings ------------------------------------------------------------------
+def test_leds_colours_and_blink_periods(rig, raw):
+    for seq, colour in enumerate(("red", "green", "amber", "blue"), start=2):
+        assert raw.cmd(seq, "WIN", colour, "1") == ("OK",)
+        wait_until(lambda: True, 0.05)
+        from hardware.pins import window_color
+
+        assert window_color(levels_at(rig.pin_changes())) == colour
+    assert raw.cmd(10, "LEDS", "green", "B", "0F01") == ("OK",)
+    t0 = rx_time(rig, 10)
+    time.sleep(1.2)
+    pins = rig.pin_changes()
+    green = [p.t - t0 for p in edges(pins, "WIN_G", t0)]
+    assert green[0] < 2 * MS
+    assert green[1] == pytest.approx(0.5, abs=2 * MS) and green[2] == pytest.approx(1.0, abs=2 * MS)
+    seat1 = [p.t - t0 for p in edges(pins, "SEAT1", t0)][:5]
+    assert [round(t / 0.125) for t in seat1] == [0, 1, 2, 3, 4]
+    assert all(abs(t - round(t / 0.125) * 0.125) < 2 * MS for t in seat1)
+    assert levels_at(pins)["SEAT3"] == 1 and levels_at(pins)["SEAT0"] == 0
+    assert raw.cmd(11, "SEAT", 3, "0") == ("OK",)
+    assert raw.cmd(12, "STATUS")[:4] == ("OK", "green", "B", "0F00")
+
+
+def test_beep_pattern_frequency_and_durations(rig, raw):
+    assert raw.cmd(2, "BEEP", 1000, 40, 20, 3) == ("OK",)
+    t0 = rx_time(rig, 2)
+    time.sleep(0.3)
+    buzz = edges(rig.pin_changes(), "BUZZ", t0)
+    assert [p.value > 0 for p in buzz] == [True, False] * 3
+    assert all(p.value == pytest.approx(1000, rel=0.01) for p in buzz if p.value)
+    on = [buzz[i + 1].t - buzz[i].t for i in range(0, 6, 2)]
+    gaps = [buzz[i + 1].t - buzz[i].t for i in range(1, 5, 2)]
+    assert on == pytest.approx([0.040] * 3, abs=2 * MS)  # the tone's first/last edge: within half a period
+    assert gaps == pytest.approx([0.020] * 2, abs=2 * MS)
+    assert buzz[0].t - t0 < 2 * MS
+    assert raw.cmd(3, "BEEP", 500, 2000, 0, 1) == ("OK",)
+    assert raw.cmd(4, "QUIET") == ("OK",)
+    time.sleep(0.05)
+    assert levels_at(rig.pin_changes())["BUZZ"] == 0
+    assert raw.cmd(5, "STATUS")[4] == "0"
+
+
+def test_button_presses_carry_board_time(rig, raw):
+    pressed = rig.press(2, hold_ms=40)
+    fields = raw.event("BTN")
+    assert fields[2] == "2"
+    board_ms = int(fields[3])
+    assert board_ms == pytest.approx((pressed - rig.boot_time()) * 1000, abs=2)
+    time.sleep(0.1)
+    rig.press(0, hold_ms=40)
+    second = raw.event("BTN")
+    assert second[2] == "0" and int(second[0]) == int(fields[0]) + 1  # one event per press despite bounce
+    assert raw.read_until(lambda line: b" BTN " in line, timeout=0.2) is None
+    reply = raw.cmd(9, "REPLAY", fields[0])
+    assert reply[0] == "OK"
+    replayed = raw.event("BTN")
+    assert replayed[:4] == fields[:4]
+
+
+def test_crc_error_is_rejected_and_not_acted_on(rig, raw):
+    bad = bytearray(proto.command(2, "WIN", "red", "1"))
+    bad[-3] = ord("0") if bad[-3] != ord("0") else ord("1")  # break the CRC
+    assert raw.send(bytes(bad)) == proto.frame("X CRC").rstrip(b"\n")
+    time.sleep(0.05)
+    assert levels_at(rig.pin_changes())["WIN_R"] == 0
+    assert raw.cmd(3, "STATUS")[5] == "1"  # crc error counter
+
+
+def test_duplicate_sequence_number_is_answered_from_cache_not_acted_twice(rig, raw):
+    line = proto.command(7, "BEEP", 2000, 20, 0, 1)
+    first = raw.send(line)
+    time.sleep(0.06)
+    second = raw.send(line)  # the host lost the ack and retries with the same number
+    assert first == second == proto.frame("A 7 OK").rstrip(b"\n")
+    time.sleep(0.06)
+    assert len([p for p in edges(rig.pin_changes(), "BUZZ") if p.value]) == 1
+    assert raw.cmd(8, "STATUS")[6] == "1"  # duplicates counter
+    assert raw.cmd(7, "WIN", "red", "1") == ("OK",)  # same number, another command: acted on
+    time.sleep(0.02)
+    assert levels_at(rig.pin_changes())["WIN_R"] == 1
+
+
+def test_errors_are_answered_clearly(rig, raw):
+    assert raw.cmd(2, "DANCE") == ("ERR", "VERB")
+    assert raw.cmd(3, "WIN", "purple", "1") == ("ERR", "ARG")
+    assert raw.cmd(4, "BEEP", 20, 10, 0, 1) == ("ERR", "ARG")
+    assert raw.cmd(5, "SEAT", 4, "1") == ("ERR", "ARG")
+    assert raw.cmd(6, "HELLO", 99) == ("ERR", "PROTO", "1")
+    assert raw.send(proto.frame("Z 1 PING")) == proto.frame("X FORMAT").rstrip(b"\n")
+    assert raw.send(b"C 9 " + b"x" * 100 + b"\n") == proto.frame("X LONG").rstrip(b"\n")
+    assert raw.cmd(10, "PING")[0] == "OK"
+
+
+def test_host_silence_puts_the_board_in_fail_safe(rig, raw):
+    assert raw.cmd(2, "LEDS", "green", "1", "1000") == ("OK",)
+    assert raw.cmd(3, "BEEP", 800, 1500, 0, 1) == ("OK",)
+    last = rx_time(rig, 3)
+    fields = raw.event("FAILSAFE", timeout=4.5)
+    time.sleep(0.1)
+    pins = rig.pin_changes()
+    off = next(p.t for p in edges(pins, "WIN_G", last) if p.value == 0)
+    assert off - last == pytest.approx(3.0, abs=3 * MS)
+    assert int(fields[2]) == pytest.approx((off - rig.boot_time()) * 1000, abs=2)
+    level = levels_at(pins)
+    assert level["SEAT0"] == 0 and level["LINK"] == 0 and level["BUZZ"] == 0
+    assert [p.value for p in edges(pins, "WIN_B", off)][:2] == [1, 0]  # the "alive, no host" pulse
+    assert raw.read_until(lambda line: line.startswith(b"H ") and b" IDLE*" in line, timeout=1.5)
+    assert raw.cmd(5, "PING")[0] == "OK"  # a host again: idle ends
+    time.sleep(0.05)
+    assert levels_at(rig.pin_changes())["LINK"] == 1
+
+
+# ---- the driver ------------------------------------------------------------------------------------------
+def ruling(kind, seat=None):
+    return SimpleNamespace(kind=kind, seat=seat, data={}, t=0.0)
+
+
+@pytest.fixture
+def board(rig):
+    b = attach(rig, ack_timeout=0.2)
+    assert b.wait_ready(5)
+    yield b
+    b.close()
+
+
+def shows(rig, state: BoardState) -> bool:
+    """Whether the pins show ``state`` (blinking patterns are checked by being lit or just toggled)."""
+    level = levels_at(rig.pin_changes())
+    from hardware.pins import window_color
+
+    lit_window = window_color(level) == state.window or state.window_mode in "BF"
+    seats = all(level[f"SEAT{i}"] == int(m == "1") or m in "BF" for i, m in enumerate(state.seats))
+    return lit_window and seats
+
+
+def test_signals_reach_the_pins_quickly(rig, board):
+    since = rig.now() if rig.kind == "simavr" else 0.0
+    for kind, seat in [("window_opened", 0), ("claim_pending", 1), ("window_closed", 0), ("turn", 1),
+                       ("window_opened", 1), ("window_closed", 1), ("turn", 2), ("dead_hand", 3),
+                       ("mahjong_verified", 2)]:
+        board.signal(ruling(kind, seat))
+        assert board.wait_applied(2)
+        time.sleep(0.03)
+    assert shows(rig, board.state()), (board.state(), levels_at(rig.pin_changes()))
+    latencies = command_latencies(rig.rx_log(), rig.pin_changes(), since)
+    assert len(latencies) >= 9, latencies
+    assert percentile(latencies, 95) < 10 * MS, latencies
+
+
+def test_button_presses_reach_the_game_with_host_time(rig, board):
+    time.sleep(0.05)
+    before = time.monotonic()
+    rig.press(3)
+    assert wait_until(lambda: board._presses, 1.0)
+    (press,) = board.events()
+    assert press.seat == 3 and press.t is not None
+    assert before - 0.05 < press.t < time.monotonic()
+
+
+def test_board_reset_mid_game_restores_state(rig, board, caplog):
+    board.signal(ruling("claim_pending", 2))
+    board.signal(ruling("turn", 2))
+    assert board.wait_applied(2)
+    caplog.set_level(logging.INFO, logger="mahj.board")
+    reset_at = rig.reset()
+    assert wait_until(lambda: any(r.kind == "board_reset" for r in board.recoveries), 2)
+    assert wait_until(lambda: shows(rig, board.state()), 2)
+    assert levels_at(rig.pin_changes())["WIN_R"] == levels_at(rig.pin_changes())["WIN_G"] == 1  # amber again
+    restored = next(p.t for p in edges(rig.pin_changes(), "SEAT2", reset_at) if p.value)
+    assert restored - reset_at < 0.5
+    assert len([r for r in caplog.records if "reset" in r.getMessage()]) == 1
+
+
+def test_port_vanishing_and_returning_is_recovered(rig, board, caplog):
+    board.signal(ruling("window_opened", 0))
+    assert board.wait_applied(2)
+    caplog.set_level(logging.INFO, logger="mahj.board")
+    rig.unplug()
+    time.sleep(0.3)
+    started = time.monotonic()
+    for _ in range(50):  # the game keeps signalling while the board is gone: nothing blocks
+        board.signal(ruling("window_closed", 0))
+    assert time.monotonic() - started < 0.05
+    assert board.dropped_beeps > 0  # the bounded queue dropped the oldest beeps
+    rig.replug()
+    assert wait_until(lambda: any(r.kind == "reconnect" for r in board.recoveries), 3)
+    assert wait_until(lambda: shows(rig, board.state()), 2)
+    assert board.state().window == "red"
+    assert len([r for r in caplog.records if "recovered" in r.getMessage()]) == 1
+
+
+def test_garbage_from_the_board_is_survived(rig, board):
+    rig.garbage("\\x01noise without end")  # no line end: the next good line arrives glued to it
+    rig.garbage("E 9 BTN 1 5*0000\\n")  # a forged event with a bad CRC
+    board.set_leds(BoardState(window="green"))
+    assert board.wait_applied(2)
+    assert wait_until(lambda: shows(rig, board.state()), 1)
+    assert board.events() == []
+    assert board.request("PING")[0] == "OK"
+
+
+def test_incompatible_board_is_refused_with_a_clear_error():
+    class OldBoard(BoardEmulator):
+        def _run(self, verb, args, replay):
+            return "ERR PROTO 0" if verb == "HELLO" else super()._run(verb, args, replay)
+
+    rig = EmulatorRig()
+    rig.board = OldBoard()
+    board = attach(rig)
+    with pytest.raises(BoardIncompatible, match="protocol 0"):
+        board.wait_ready(3)
+    board.close()
+
+
+def test_beeps_are_played_once(rig, board):
+    board.beep(Beep(1500, 30))
+    assert board.wait_applied(2)
+    time.sleep(0.1)
+    assert len([p for p in edges(rig.pin_changes(), "BUZZ") if p.value]) == 1
