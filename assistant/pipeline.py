@@ -88,7 +88,7 @@ class Assistant:
         if self.console is not None and not quiet:
             self.console.event(event, source)
         rulings = self.referee.apply(event)
-        if self.journal is not None and rulings:
+        if self.journal is not None:
             self.journal.append({"kind": "rulings", "frame": self.frame, "rulings": [r.to_json() for r in rulings]})
         for r in rulings:
             self._send(r, quiet=quiet)

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from assistant.annotate import AnnotatedWriter, RecordingDetector
-from assistant.journal import Journal, read_journal
+from assistant.journal import Journal, header_record, read_journal, referee_from_header
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
 from assistant.sources import FrameSource
-from assistant.wiring import Options, SetupError, build, start_keyboard
+from assistant.wiring import Options, SetupError, build, card_and_scoring_texts, start_keyboard
 
 
 @dataclass
@@ -74,6 +74,11 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         records = list(read_journal(journal_path)) if journal_path.exists() else []
         journal = stack.enter_context(Journal(journal_path))
         assistant = build(profile, opts, stack, journal)
+        header = next((r for r in records if r.get("kind") == "header"), None)
+        if header is not None:  # a resumed game keeps the card and scoring it started with
+            assistant.referee = referee_from_header(header)
+        elif not records:
+            journal.append(header_record(*card_and_scoring_texts(profile), players=assistant.referee.players))
         result.assistant = assistant
         console = assistant.console
         if assistant.display is not None:

@@ -42,14 +42,26 @@ class Options:
 
 
 def load_scoring(profile: Profile) -> Any:
-    path = PROFILES_DIR / f"{profile.scoring}.toml" if profile.scoring in ("nmjl", "mahjcon") else Path(
-        profile.scoring)
+    path = scoring_path(profile)
     try:
         return parse_profile(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
         raise SetupError(f"{path}: cannot read the scoring profile: {exc.strerror or exc}") from None
     except ProfileError as exc:
         raise SetupError(str(exc)) from None
+
+
+def scoring_path(profile: Profile) -> Path:
+    if profile.scoring in ("nmjl", "mahjcon"):
+        return PROFILES_DIR / f"{profile.scoring}.toml"
+    return Path(profile.scoring)
+
+
+def card_and_scoring_texts(profile: Profile) -> tuple[str, str, str, str]:
+    """(card text, card name, scoring text, scoring name) for the journal header, so a journal replays alone."""
+    card = profile.card or SAMPLE_CARD
+    scoring = scoring_path(profile)
+    return card.read_text(encoding="utf-8"), str(card), scoring.read_text(encoding="utf-8"), str(scoring)
 
 
 def load_game_card(profile: Profile) -> Any:
@@ -141,13 +153,16 @@ def start_keyboard(assistant: Assistant, stream: Any = None) -> threading.Thread
         return None
 
     def loop() -> None:
-        for line in stream:
-            got = parse_key_command(line)
-            if isinstance(got, dict):
-                got["source"] = "keyboard"
-                assistant.console.text(assistant.request(got)["message"])
-            elif got:
-                assistant.console.text(got)
+        try:
+            for line in stream:
+                got = parse_key_command(line)
+                if isinstance(got, dict):
+                    got["source"] = "keyboard"
+                    assistant.console.text(assistant.request(got)["message"])
+                elif got:
+                    assistant.console.text(got)
+        except (OSError, ValueError):  # stdin closed or not readable (a service, a test): no keyboard then
+            return
 
     thread = threading.Thread(target=loop, name="keyboard", daemon=True)
     thread.start()

@@ -79,3 +79,17 @@ def test_server_reads_openly_on_loopback_but_corrections_need_the_token():
 def test_a_token_is_made_up_when_none_is_configured():
     a, b = DisplayServer(port=0), DisplayServer(port=0)
     assert len(a.token) >= 12 and a.token != b.token
+
+
+def test_display_command_serves_a_journal(tmp_path):
+    """`mahj display --journal` folds the journaled rulings into the page state."""
+    pytest.importorskip("assistant.journal")
+    from assistant.commands.display import fold
+
+    records = [{"kind": "event", "event": {"type": "discard"}},
+               {"kind": "rulings", "rulings": [_r("window_opened", 3, tile="WD"), _r("turn", 0)]},
+               {"kind": "notice", "notice": _r("help", None, message="camera bumped")}]
+    v = TableView()
+    assert fold(v, records) == 3
+    s = v.snapshot()
+    assert s["discard"]["name"] == "Soap" and s["turn"] == 0 and s["help"] == "camera bumped"

@@ -1,0 +1,75 @@
+"""``mahj display --journal FILE [--follow]``: serve the table display from a game journal.
+
+For a second screen fed by another machine's ``mahj watch --no-display`` over a shared folder, or for a
+tournament director looking back at a finished game. Read-only: corrections go through the ``mahj watch`` that
+owns the game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from assistant.display import DisplayServer, TableView
+from assistant.profile import ProfileError, load_profile
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("display", help="serve the large-print table display from a game journal")
+    p.add_argument("--journal", type=Path, required=True, help="the game journal (JSON Lines)")
+    p.add_argument("--follow", action="store_true", help="keep reading the journal as it grows")
+    p.add_argument("--profile", type=Path, help="profile TOML: players' names and display settings")
+    p.add_argument("--port", type=int, help="override display.port")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the URL")
+    p.set_defaults(func=run)
+
+
+def fold(view: TableView, records: list[dict]) -> int:
+    """Apply the rulings and notices of journal records to the view; returns how many changed it."""
+    changed = 0
+    for rec in records:
+        items = rec.get("rulings", []) if rec.get("kind") == "rulings" else (
+            [rec["notice"]] if rec.get("kind") == "notice" else [])
+        changed += sum(view.apply(r) for r in items)
+    return changed
+
+
+def run(args: argparse.Namespace) -> int:
+    from assistant.journal import JournalError, read_journal
+
+    def fail(msg: str) -> int:
+        print(json.dumps({"error": msg}) if args.json else f"error: {msg}")
+        return 2
+
+    try:
+        profile = load_profile(args.profile)
+    except ProfileError as exc:
+        return fail(str(exc))
+    if not args.journal.exists():
+        return fail(f"{args.journal}: no such journal")
+    view = TableView(profile.players)
+    try:
+        seen = list(read_journal(args.journal))
+    except JournalError as exc:
+        return fail(str(exc))
+    fold(view, seen)
+    d = profile.display
+    server = DisplayServer(d.host, d.port if args.port is None else args.port, d.token, d.text_size,
+                           initial=view.snapshot()).start()
+    print(json.dumps({"url": server.url}) if args.json else f"display: {server.url}  (Ctrl-C to stop)", flush=True)
+    try:
+        while args.follow:
+            time.sleep(0.2)
+            records = list(read_journal(args.journal, report=None))
+            if fold(view, records[len(seen):]):
+                server.publish(view.snapshot())
+            seen = records
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
