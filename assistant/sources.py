@@ -42,6 +42,7 @@ class FrameSource:
         self.live = isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit())
         self._files: list[Path] = []
         self._cap: cv2.VideoCapture | None = None
+        self.t0 = 0.0  # time.monotonic() when iteration began: frame i (paced) is due at t0 + i / fps
         if self.live:
             self._cap = cv2.VideoCapture(int(spec))
             if width and height:
@@ -65,7 +66,7 @@ class FrameSource:
         self.fps = float(fps or (got if got and got > 1 else 30.0))
 
     def __iter__(self) -> Iterator[Frame]:
-        t0 = time.monotonic()
+        t0 = self.t0 = time.monotonic()
         index = 0
         if self._cap is not None and not self.live and self.start:
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, self.start)

@@ -1,0 +1,180 @@
+"""Figures for the assistant (issue 8): window-LED latency on the demo recording, CPU and memory while watching,
+and the display's update latency in a real browser.
+
+    python bench/bench_assistant.py [--video FILE --truth FILE] [--skip-display] [--json]
+
+1. Rack -> window LED. The recording is played *paced* (each frame handed over at its real time, as a camera
+   would), through the whole assistant with the emulated board. For every true rack in the recording's truth log
+   that closed a window, the latency is the time from the true rack moment (frame clock: t0 + t) to the board's
+   window LED turning red, read from the emulator's pin-change log (same monotonic clock). Target p95 <= 350 ms.
+   Racks the pipeline never turned into a window close are counted as missed, not dropped from the figure.
+2. CPU and memory during that paced run: process CPU time / wall time (100 % = one core of the two), peak RSS.
+3. Display latency: a real headless Chromium shows the display; snapshots are published at 10 Hz and the page
+   records when each was rendered (DOM updated); latency = rendered - published (same wall clock).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from assistant.commands.demo import DEMO_RECORDING  # noqa: E402
+from assistant.profile import load_profile  # noqa: E402
+from assistant.sources import FrameSource  # noqa: E402
+from assistant.wiring import Options  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+def truth_racks(truth: Path) -> list[tuple[float, int]]:
+    """(true time, seat) of every rack in the recording's truth log (vision.events JSON Lines)."""
+    from vision.events import read_log
+
+    return [(o.t_action if o.t_action is not None else o.t, o.seat) for o in read_log(truth) if o.type == "racked"]
+
+
+def led_red_times(pin_changes: list) -> list[float]:
+    """Times the window LED became red (R on, G off) in the emulator's pin log."""
+    from hardware.pins import window_color
+
+    levels = {"WIN_R": 0, "WIN_G": 0, "WIN_B": 0}
+    out, before = [], "off"
+    for c in pin_changes:
+        if c.pin in levels:
+            levels[c.pin] = c.value
+            now = window_color(levels)
+            if now == "red" and before != "red":
+                out.append(c.t)
+            before = now
+    return out
+
+
+def bench_pipeline(video: Path, truth: Path) -> dict:
+    from assistant.session import watch
+
+    profile = load_profile(None)
+    profile = replace(profile, board_port="sim", display=replace(profile.display, enabled=False))
+    source = FrameSource(video, paced=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        result = watch(profile, Options(quiet=True, speech=False, display=False), source,
+                       Path(tmp) / "journal.jsonl", keyboard=False, stop_at_game_over=True)
+        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+    a = result.assistant
+    pins = a.board.rig.pin_changes() if a is not None and a.board is not None and a.board.rig else []
+    reds = led_red_times(pins)
+    t0 = source.t0
+    racked_closes = [(t, signalled) for t, signalled, _ in a.timing.window_closed] if a else []
+    closes_by_rack = [r for r in a.rulings if r.kind == "window_closed" and r.data.get("reason") == "racked"]
+    latencies, missed = [], 0
+    for t_true, _seat in truth_racks(truth):
+        # the window_closed ruling of this rack: reason "racked", ruled within 1 s of the true moment
+        match = next((r for r in closes_by_rack if abs(r.t - t_true) <= 1.0), None)
+        if match is None:
+            missed += 1
+            continue
+        true_at = t0 + t_true
+        red = next((x for x in reds if x >= true_at), None)
+        if red is None:
+            missed += 1
+            continue
+        latencies.append((red - true_at) * 1000)
+    rusage = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "recording": str(video), "frames": result.frames, "seconds": round(wall, 2),
+        "racks_in_truth": len(latencies) + missed, "racks_measured": len(latencies), "racks_missed": missed,
+        "rack_to_led_ms": {"median": round(pct(latencies, 50), 1), "p95": round(pct(latencies, 95), 1),
+                           "max": round(max(latencies), 1) if latencies else None},
+        "target_p95_ms": 350, "window_closed_rulings": len(racked_closes),
+        "cpu_percent_of_one_core": round(100 * cpu / wall, 1), "cpu_percent_of_two_cores": round(50 * cpu / wall, 1),
+        "peak_rss_mb": round(rusage.ru_maxrss / 1024, 1),
+        "mahjong": result.mahjong["data"]["value"] if result.mahjong else None,
+    }
+
+
+def bench_display(n: int = 60) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from assistant.display import DisplayServer, TableView
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    view = TableView(("Ada", "Bob", "Cy", "Di"))
+    server = DisplayServer(port=0, initial=view.snapshot()).start()
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"]
+    tiles = ["1B", "5C", "9D", "N", "RD", "WD", "F", "3B", "7C", "S"]
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=args)
+            page = browser.new_page()
+            page.goto(server.url)
+            page.wait_for_function("window.__mahjUpdates.length > 0")
+            for i in range(n):
+                kind = "window_opened" if i % 2 == 0 else "window_closed"
+                view.apply({"kind": kind, "t": i, "seat": i % 4, "data": {"tile": tiles[i % len(tiles)]}})
+                server.publish(view.snapshot())
+                time.sleep(0.1)
+            page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {view.seq}", timeout=5000)
+            ups = page.evaluate("window.__mahjUpdates")
+            browser.close()
+    finally:
+        server.stop()
+    lat = [u["rendered_ms"] - u["published_ms"] for u in ups if u["seq"] > 0]
+    return {"updates": len(lat), "display_update_ms": {"median": round(statistics.median(lat), 1),
+                                                       "p95": round(pct(lat, 95), 1), "max": round(max(lat), 1)}}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--video", type=Path, default=DEMO_RECORDING)
+    ap.add_argument("--truth", type=Path, help="truth log (default: the recording's .truth.jsonl beside it)")
+    ap.add_argument("--skip-display", action="store_true")
+    ap.add_argument("--skip-pipeline", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    out: dict = {"cpus": os.cpu_count()}
+    if not args.skip_pipeline:
+        truth = args.truth or args.video.with_suffix(".truth.jsonl")
+        if not args.video.exists() or not truth.exists():
+            print(f"no recording/truth log ({args.video}, {truth}): skipping the pipeline figures", file=sys.stderr)
+        else:
+            out["pipeline"] = bench_pipeline(args.video, truth)
+    if not args.skip_display:
+        out["display"] = bench_display()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        if "pipeline" in out:
+            p = out["pipeline"]
+            r = p["rack_to_led_ms"]
+            print(f"recording {p['recording']}: {p['frames']} frames paced in {p['seconds']} s")
+            print(f"rack -> window LED red: median {r['median']} ms, p95 {r['p95']} ms (target <= 350), "
+                  f"max {r['max']} ms over {p['racks_measured']} racks ({p['racks_missed']} missed)")
+            print(f"CPU while watching: {p['cpu_percent_of_one_core']} % of one core "
+                  f"({p['cpu_percent_of_two_cores']} % of 2 cores); peak RSS {p['peak_rss_mb']} MB")
+        if "display" in out:
+            d = out["display"]["display_update_ms"]
+            print(f"display update (published -> DOM updated, headless Chromium): median {d['median']} ms, "
+                  f"p95 {d['p95']} ms, max {d['max']} ms over {out['display']['updates']} updates")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
