@@ -49,6 +49,17 @@ class _Hand:
         return self.jokers + self.exposed_jokers > 0
 
 
+@dataclass
+class _Distance:
+    """Per variation ``missing`` and ``dead`` (None when not judged); per entry the naturals-only and
+    joker-eligible gaps."""
+
+    missing: np.ndarray
+    dead: np.ndarray | None
+    natural_open: np.ndarray
+    elig_open: np.ndarray
+
+
 def _hand(concealed: Sequence[str], exposures: Sequence[Sequence[str]]) -> _Hand:
     counts = np.zeros(NK + 1, dtype=np.int16)
     for t in concealed:
@@ -150,28 +161,40 @@ class Card:
         matched = sorted(set(c.line_of[cand[ok]].tolist()),
                          key=lambda i: (-self.lines[i].value, self.lines[i].singles_and_pairs, i))
         if not matched:
-            return Verdict(False, nearest=self._suggest(hand, np.zeros(NK + 1, dtype=np.int16), NEAREST, alive=True))
+            nearest = self._suggest(hand, np.zeros(NK + 1, dtype=np.int16), NEAREST, judge_dead=False)
+            return Verdict(False, nearest=[s for s in nearest if s.missing is not None])
         best = self.lines[matched[0]]
         return Verdict(True, value=best.value, jokerless=not hand.any_joker and not best.singles_and_pairs,
                        singles_and_pairs=best.singles_and_pairs, lines=[self.lines[i] for i in matched])
 
     # --- distance, deadness, ranking ------------------------------------------------------------------------
 
-    def _distance(self, hand: _Hand, unseen: np.ndarray, unseen_jokers: int) -> dict[str, np.ndarray]:
-        """Per variation: tiles still missing, naturals-only gaps, joker-eligible gaps, and deadness."""
+    def _distance(self, hand: _Hand, unseen: np.ndarray | None = None, unseen_jokers: int = 0) -> _Distance:
+        """Per variation: tiles still missing and (when ``unseen`` is given) whether it can still be completed.
+
+        Works on the sparse entries (variation, kind): naturals fill their own kind first (non-eligible slots
+        before eligible ones), the hand's jokers then fill eligible gaps; what is left is missing. A variation is
+        dead when a naturals-only gap exceeds the unseen tiles of its kind, or when the eligible gaps not
+        coverable by unseen naturals exceed the jokers still to be had.
+        """
         c = self._c
-        need = c.need - hand.fill
-        elig = c.elig - hand.fill
-        h = hand.h
-        used = np.minimum(h, need)
-        natural_open = np.maximum(need - elig - h, 0)
-        open_ = need - used
+        kind, start = c.entry_kind, c.entry_start
+        need, elig = c.entry_need, c.entry_elig
+        if hand.exposed:
+            fill = hand.fill[kind]
+            need, elig = need - fill, elig - fill
+        held = hand.h[kind]
+        natural_open = np.maximum(need - elig - held, 0)
+        open_ = need - np.minimum(held, need)
         elig_open = open_ - natural_open
-        missing = open_.sum(axis=1) - np.minimum(hand.jokers, elig_open.sum(axis=1))
-        avail_for_elig = np.maximum(unseen - natural_open, 0)
-        short = np.maximum(elig_open - avail_for_elig, 0).sum(axis=1)
-        dead = (natural_open > unseen).any(axis=1) | (short > hand.jokers + unseen_jokers)
-        return {"missing": missing, "natural_open": natural_open, "elig_open": elig_open, "dead": dead}
+        missing = np.add.reduceat(open_, start) - np.minimum(hand.jokers, np.add.reduceat(elig_open, start))
+        dead = None
+        if unseen is not None:
+            left = unseen[kind]
+            lacking = np.add.reduceat((natural_open > left).view(np.int8), start) > 0
+            short = np.add.reduceat(np.maximum(elig_open - np.maximum(left - natural_open, 0), 0), start)
+            dead = lacking | (short > hand.jokers + unseen_jokers)
+        return _Distance(missing, dead, natural_open, elig_open)
 
     def _unseen(self, hand: _Hand, seen: np.ndarray, own: bool) -> tuple[np.ndarray, int]:
         """Tiles of each kind nobody has seen: the set minus ``seen`` minus the player's exposed (and, when the
@@ -188,50 +211,62 @@ class Card:
         best = np.minimum.reduceat(key, c.starts)
         return best % n, best // n
 
-    def _suggest(self, hand: _Hand, seen: np.ndarray, limit: int | None, alive: bool = False) -> list[Suggestion]:
+    def _suggest(self, hand: _Hand, seen: np.ndarray, limit: int | None, judge_dead: bool = True) -> list[Suggestion]:
+        """Lines ranked by (dead, missing, -value, card order), each at its best variation; the first ``limit``."""
         c = self._c
         unseen, unseen_jokers = self._unseen(hand, seen, own=True)
         mask = self._fit(hand) if not hand.problem else np.zeros(len(c.variations), dtype=bool)
-        d = self._distance(hand, unseen, unseen_jokers)
-        score = np.where(mask, d["missing"] + _DEAD * d["dead"], _RULED_OUT)
-        best, best_score = self._best_per_line(score)
+        d = self._distance(hand, unseen if judge_dead else None, unseen_jokers)
+        score = d.missing.astype(np.int64) + (_DEAD * d.dead if judge_dead else 0)
+        best, best_score = self._best_per_line(np.where(mask, score, _RULED_OUT))
         order = np.lexsort((np.arange(len(self.lines)), -self._values, best_score))
-        out: list[Suggestion] = []
-        for i in order.tolist():
+        if limit is not None:
+            order = order[:limit]
+        chosen = best[order]
+        # the entries of every chosen variation, gathered in one go rather than sliced line by line
+        counts = c.entry_count[chosen]
+        idx = np.repeat(c.entry_start[chosen] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        kinds = c.entry_kind[idx].tolist()
+        natural_open = d.natural_open[idx].tolist()
+        elig_open = d.elig_open[idx].tolist()
+        left = unseen.tolist()
+        out, at = [], 0
+        for i, v, n in zip(order.tolist(), chosen.tolist(), counts.tolist(), strict=True):
             s = int(best_score[i])
-            if alive and s >= _DEAD:
-                break
-            out.append(self._suggestion(i, int(best[i]), s, d, hand, unseen))
-            if limit is not None and len(out) >= limit:
-                break
+            if s >= _RULED_OUT:
+                out.append(self._ruled_out(self.lines[i], hand))
+            else:
+                gaps = list(zip(kinds[at:at + n], natural_open[at:at + n], elig_open[at:at + n], strict=True))
+                out.append(self._suggestion(self.lines[i], v, int(d.missing[v]), s >= _DEAD, gaps, hand.jokers, left))
+            at += n
         return out
 
-    def _suggestion(self, i: int, v: int, score: int, d: dict, hand: _Hand, unseen: np.ndarray) -> Suggestion:
-        line = self.lines[i]
-        if score >= _RULED_OUT:
-            why = hand.problem or ("concealed hand, but the hand has exposures" if line.concealed and hand.exposed
-                                   else "the exposures do not fit this line")
-            return Suggestion(line, None, dead=True, reason=why)
-        natural_open = d["natural_open"][v]
-        elig_open = d["elig_open"][v].copy()
-        jokers = hand.jokers
-        for k in sorted(np.flatnonzero(elig_open).tolist(), key=lambda k: unseen[k]):
-            use = min(jokers, int(elig_open[k]))
-            elig_open[k] -= use
+    @staticmethod
+    def _ruled_out(line: CardLine, hand: _Hand) -> Suggestion:
+        why = hand.problem or ("concealed hand, but the hand has exposures" if line.concealed and hand.exposed
+                               else "the exposures do not fit this line")
+        return Suggestion(line, None, dead=True, reason=why)
+
+    def _suggestion(self, line: CardLine, v: int, missing: int, dead: bool, gaps: list[tuple[int, int, int]],
+                    jokers: int, unseen: list[int]) -> Suggestion:
+        """What one variation still needs; the hand's jokers go to the eligible gaps hardest to fill naturally."""
+        elig_left = {k: e for k, _, e in gaps if e > 0}
+        for k in sorted(elig_left, key=lambda k: unseen[k]):
+            use = min(jokers, elig_left[k])
+            elig_left[k] -= use
             jokers -= use
-        need = [MissingTile(KINDS[k], int(natural_open[k]), False, int(unseen[k]))
-                for k in np.flatnonzero(natural_open).tolist()]
-        need += [MissingTile(KINDS[k], int(elig_open[k]), True, int(unseen[k]))
-                 for k in np.flatnonzero(elig_open).tolist()]
-        need.sort(key=lambda m: (INDEX[m.tile], m.joker_ok))
-        dead = score >= _DEAD
+        need = []
+        for k, natural, _ in gaps:
+            if natural > 0:
+                need.append(MissingTile(KINDS[k], natural, False, unseen[k]))
+            if elig_left.get(k, 0) > 0:
+                need.append(MissingTile(KINDS[k], elig_left[k], True, unseen[k]))
         reason = None
         if dead:
             short = [m for m in need if not m.joker_ok and m.count > m.unseen]
             reason = (f"needs {short[0].count} more {short[0].tile} (no jokers there), only {short[0].unseen} unseen"
                       if short else "not enough unseen tiles and jokers left to complete it")
-        target = tuple(g.tiles for g in self._c.variations[v].groups)
-        return Suggestion(line, int(d["missing"][v]), tuple(need), target, dead, reason)
+        return Suggestion(line, missing, tuple(need), self._c.targets[v], dead, reason)
 
     def suggest(self, tiles: Sequence[str], exposures: Sequence[Sequence[str]] = (),
                 seen: Sequence[str] = ()) -> list[Suggestion]:
@@ -251,7 +286,7 @@ class Card:
         if hand.problem:
             return []
         unseen, unseen_jokers = self._unseen(hand, _seen_counts(seen), own=False)
-        alive = self._fit(hand) & ~self._distance(hand, unseen, unseen_jokers)["dead"]
+        alive = self._fit(hand) & ~self._distance(hand, unseen, unseen_jokers).dead
         return [self.lines[i] for i in sorted(set(self._c.line_of[alive].tolist()))]
 
 
