@@ -26,6 +26,7 @@ from assistant.display.state import TableView
 from assistant.observations import Notice, convert
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
+from hardware.signals import BoardState
 
 #: What the camera cannot see: the Charleston is passed face down. A watched game starts after it, so the
 #: pipeline records the first Charleston and a stop as assumed (journaled with source "assumed").
@@ -104,7 +105,10 @@ class Assistant:
         if r.kind == "window_closed":
             self.timing.window_closed.append((r.t, time.monotonic(), self.frame))
         if self.board is not None:
-            self.board.signal(r)
+            if r.kind == "corrected" and isinstance(r.data.get("state"), dict):
+                self.board.set_leds(board_state_from(r.data["state"]))
+            else:
+                self.board.signal(r)
         if self.view.apply(r.to_json()) and self.display is not None:
             self.display.publish(self.view.snapshot())
         if self.speaker is not None and not quiet:
@@ -180,17 +184,32 @@ class Assistant:
                 continue
             for r in self.referee.apply(rev.from_json(rec["event"])):
                 self.view.apply(r.to_json())
-                if self.board is not None:
-                    self.board.signal(r)
             last_frame = max(last_frame, int(rec.get("frame", -1)))
             count += 1
         self.game_started = count > 0
         self.view.sync(self.referee.snapshot())
+        if self.board is not None:  # lights as they were, without replaying every beep of the game
+            self.board.set_leds(board_state_from(self.referee.snapshot()))
         self.view.note(f"Resumed from the journal: {count} events replayed")
         if self.display is not None:
             self.display.publish(self.view.snapshot())
         self.frame = last_frame
         return last_frame
+
+
+def board_state_from(state: dict) -> BoardState:
+    """The board's lights for a referee snapshot (after a correction or a resume): window green while a discard
+    is live (amber with a claim on it), red once a discard has been covered; the turn seat lit, dead seats
+    blinking (fast on their own turn), as hardware.signals shows them during play."""
+    w = state.get("window")
+    played = any(seat.get("discards") for seat in state.get("seats") or [])
+    window = ("amber" if w.get("claims") else "green") if w else ("red" if played else "off")
+    seats = []
+    for i, seat in enumerate(state.get("seats") or []):
+        dead = seat.get("out") is not None
+        seats.append(("F" if dead else "1") if i == state.get("turn") else ("B" if dead else "0"))
+    return BoardState(window=window, window_mode="1" if window != "off" else "0",
+                      seats=tuple(seats + ["0"] * (4 - len(seats))))
 
 
 def run(assistant: Assistant, frames: Iterable[Any], reader: Any,

@@ -167,3 +167,20 @@ def test_keyboard_commands(line, want):
 def test_keyboard_mistakes_explain_themselves():
     assert parse_key_command("f 10 bam").startswith("not done")
     assert "keys:" in parse_key_command("?")
+
+
+def test_board_lights_follow_an_undo():
+    pytest.importorskip("hardware.driver")
+    from hardware.driver import open_board
+
+    board = open_board("sim")
+    try:
+        a, _ = make(board=board)
+        a.start_game(0.0)
+        a.observe(game_observations()[:3])  # discard, pick, rack: window closed
+        assert board.state().window == "red"
+        a.request({"action": "undo"})  # the rack is undone: the window is open again
+        a.handle_requests()
+        assert board.state().window == "green" and board.state().seats == ("0", "1", "0", "0")
+    finally:
+        board.close()
