@@ -147,6 +147,11 @@ class Profile:
     def seats_in_play(self) -> list[int]:
         return [i for i, name in enumerate(self.players) if name]
 
+    @property
+    def table_size(self) -> int:
+        """4, or 3 when north is empty (the referee numbers a 3-player table's chairs 0..2)."""
+        return len(self.seats_in_play)
+
 
 def write_default(path: str | Path, overwrite: bool = False) -> Path:
     """Write the commented default profile; refuses to overwrite an existing file unless asked."""
@@ -277,6 +282,8 @@ def parse_profile(text: str, filename: str = "<profile>", base: Path | None = No
     players = tuple(get("seats", s.lower(), s) for s in SEAT_NAMES)
     if sum(1 for p in players if p) < 3:
         raise fail("seats", "at least three seats need a player")
+    if not all(players[:3]):
+        raise fail("seats", 'a 3-player table leaves north empty (north = ""): play runs East, South, West')
 
     speech = SpeechSettings(
         engine=choice("speech", "engine", "espeak-ng", SPEECH_ENGINES),

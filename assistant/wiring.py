@@ -75,7 +75,7 @@ def load_game_card(profile: Profile) -> Any:
 
 def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None) -> Assistant:
     """An Assistant with everything the profile and options ask for; ``stack`` closes them in reverse order."""
-    referee = Referee(load_game_card(profile), load_scoring(profile), players=4)
+    referee = Referee(load_game_card(profile), load_scoring(profile), players=profile.table_size)
     console = Console(profile.player, as_json=opts.as_json, quiet=opts.quiet)
     assistant = Assistant(referee, profile.players, journal=journal, console=console)
 

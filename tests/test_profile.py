@@ -44,7 +44,7 @@ token = "s3cret-token"
     p = parse_profile(text, "x.toml", base=tmp_path)
     assert p.camera.source == str((tmp_path / "game.mp4").resolve())
     assert p.scoring == "mahjcon" and p.speech.rate == 200 and p.speech.verbosity == "quiet"
-    assert p.player(0) == "Ada" and p.seats_in_play == [0, 1, 2]
+    assert p.player(0) == "Ada" and p.seats_in_play == [0, 1, 2] and p.table_size == 3
     assert p.display.token == "s3cret-token"
 
 
@@ -56,6 +56,7 @@ token = "s3cret-token"
     ("[display]\nhost = '0.0.0.0'\n", "x.toml:2:", "token"),
     ("[speech]\nrate = 10\n", "x.toml:2:", "between"),
     ("[seats]\neast = 'a'\nsouth = ''\nwest = ''\n", "x.toml:1:", "three seats"),
+    ("[seats]\nsouth = ''\n", "x.toml:1:", "leaves north empty"),
     ("[display]\nport = 8765\nport = 1\n", "x.toml:3:", ""),  # TOML syntax error: line and column
 ])
 def test_bad_profiles_name_the_line(text, where, words):
