@@ -27,12 +27,12 @@ def profile(name: str = "nmjl") -> ScoringProfile:
 class Table:
     """A referee plus a clock: ``table("discard", seat=0, tile="3B")`` applies one event and returns rulings."""
 
-    def __init__(self, profile_name: str = "nmjl", players: int = 4) -> None:
-        self.ref = Referee(card(), profile(profile_name), players)
+    def __init__(self, profile_name: str = "nmjl", players: int = 4, card_: Card | None = None) -> None:
+        self.ref = Referee(card_ or card(), profile(profile_name), players)
         self.t = 0.0
         self.rulings: list[Ruling] = []
 
-    def __call__(self, kind: str, **fields) -> list[Ruling]:
+    def __call__(self, kind: str, /, **fields) -> list[Ruling]:
         if "t" not in fields:
             self.t += 1.0
             fields["t"] = self.t
