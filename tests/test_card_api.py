@@ -44,3 +44,20 @@ def test_parse_error_names_the_place():
     with pytest.raises(CardError) as err:
         parse_card("card: t\n[s]\nFF 2026a 2222b 222x X25\n", "t.card")
     assert err.value.diagnostics[0].startswith("t.card:3:")
+
+
+def test_sample_card_has_the_usual_sections_and_uses_every_feature(card):
+    assert card.sections == ["2026", "2468", "Any Like Numbers", "Addition", "Quints", "Consecutive Run", "13579",
+                             "Winds and Dragons", "369", "Singles and Pairs"]
+    assert card.year == "2026" and card.publisher
+    groups = [g for ln in card.lines for s in ln.slots for g in s.alternatives]
+    symbols = {ch for g in groups for ch in g.symbols}
+    assert symbols == set("0123456789FNEWSD")
+    assert {g.tag for g in groups} == {None, "a", "b", "c"}
+    assert any(len(s.alternatives) > 1 for ln in card.lines for s in ln.slots)
+    assert any(ln.shifted and ln.shifts is None for ln in card.lines)
+    assert any(ln.shifted and ln.shifts is not None and min(ln.shifts) < 0 for ln in card.lines)
+    assert {ln.concealed for ln in card.lines} == {True, False}
+    assert any(ln.note for ln in card.lines) and any(ln.singles_and_pairs for ln in card.lines)
+    assert any(g.size >= 5 for g in groups)  # quints and a sextet
+    assert "#" in SAMPLE_CARD.read_text(encoding="utf-8")  # comments

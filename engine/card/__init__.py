@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.card.card import Card
-from engine.card.compiled import ConcreteGroup, Variation
+from engine.card.compiled import CompiledCard, ConcreteGroup, Variation
 from engine.card.model import CardError, CardLine, Diagnostic
 from engine.card.parser import parse_text
 from engine.card.results import MissingTile, Suggestion, Verdict
@@ -25,8 +25,6 @@ __all__ = [
 
 def compile_card(text: str, filename: str = "<card>") -> tuple[Card | None, list[Diagnostic]]:
     """Parse and compile, returning the card (None if there were errors) and every problem found."""
-    from engine.card.compiled import CompiledCard
-
     parsed = parse_text(text, filename)
     compiled = CompiledCard(parsed.lines, filename)
     errors = sorted(parsed.errors + compiled.errors, key=lambda d: (d.line, d.col))

@@ -143,7 +143,12 @@ class Card:
         return mask
 
     def verify(self, concealed: Sequence[str], exposures: Sequence[Sequence[str]] = ()) -> Verdict:
-        """Is this hand Mah Jongg on the card? ``exposures``: groups of codes; a joker in one stands for its tile."""
+        """Is this hand Mah Jongg on the card? ``exposures``: groups of codes; a joker in one stands for its tile.
+
+        Tiles are codes (names like "3 bam" are read too); an unknown tile raises ``engine.tiles.TileError``.
+        Hands that cannot be judged (not 14 tiles, a malformed exposure, more tiles than a set holds) get
+        ``mahjong=False`` with ``reason`` set rather than an exception: they come from cameras and people.
+        """
         hand = _hand(concealed, exposures)
         if hand.total != 14:
             return Verdict(False, reason=f"{hand.total} tiles; Mah Jongg needs 14")
