@@ -42,6 +42,9 @@ USB_IDS = {
 }
 
 
+_RAW = "raw line"  # marks an exchange_raw request in the request queue
+
+
 class BoardIncompatible(RuntimeError):
     """The board speaks another protocol version; the driver refuses it instead of guessing."""
 
@@ -147,6 +150,7 @@ class Board:
         self._lost_cause = ""
         self._lost_warned = False
         self._last_log: dict[str, float] = {}
+        self._hold_until = 0.0
         self._thread = threading.Thread(target=self._run, name=f"board {port}", daemon=True)
         self._thread.start()
 
@@ -225,6 +229,16 @@ class Board:
             raise result
         return result
 
+    def exchange_raw(self, line: bytes, timeout: float = 2.0) -> proto.Frame | None:
+        """Writes one line exactly as given (say with a broken CRC, or a repeated sequence number) and returns the
+        board's answer (A with the line's number, or X), None if none came. For ``mahj board check``."""
+        return self.request(_RAW, line, timeout=timeout)
+
+    def hold(self, seconds: float) -> None:
+        """Stops talking to the board (heartbeats included) for ``seconds``, to check its fail-safe."""
+        self._hold_until = time.monotonic() + seconds
+        self._wake.set()
+
     def close(self) -> None:
         """Stops the thread and closes the port (and the rig behind sim/simavr). The board itself goes to its
         fail-safe idle state 3 s later."""
@@ -301,7 +315,7 @@ class Board:
         link.reset_input_buffer()
         link.write(b"\n")  # ends whatever partial line the board may hold from before
         self._offset = None
-        reply = self._transact("HELLO", proto.PROTO_VERSION, tries=8)
+        reply = self._transact("HELLO", proto.PROTO_VERSION, tries=8, handshake=True)
         if reply[0] == "ERR":
             raise BoardIncompatible(f"board speaks protocol {reply[-1]}, this driver {proto.PROTO_VERSION}")
         if len(reply) < 6 or reply[1] != "HELLO" or reply[2] != str(proto.PROTO_VERSION):
@@ -322,6 +336,9 @@ class Board:
         self._lost_since = None
 
     def _service(self) -> None:
+        if time.monotonic() < self._hold_until:
+            self._pump(0.02)  # listen only
+            return
         self._pump(0.0)
         with self._lock:
             desired, applied = self._desired, self._applied
@@ -351,7 +368,7 @@ class Board:
             pass
         else:
             try:
-                done.put(self._transact(verb, *args))
+                done.put(self._raw(*args) if verb is _RAW else self._transact(verb, *args))
             except (CommandRejected, LinkLost) as exc:
                 done.put(exc)
                 if isinstance(exc, LinkLost):
@@ -368,7 +385,7 @@ class Board:
         self._link.write(data)
         self._last_tx = time.monotonic()
 
-    def _transact(self, verb: str, *args: object, tries: int | None = None) -> tuple[str, ...]:
+    def _transact(self, verb: str, *args: object, tries: int | None = None, handshake: bool = False) -> tuple[str, ...]:
         """Sends one command and waits for its ack, resending the same line on a timeout or an ``X`` notice."""
         self._seq = self._seq % 65535 + 1
         seq = self._seq
@@ -377,21 +394,28 @@ class Board:
         for attempt in range(1, tries + 1):
             sent = time.monotonic()
             self._write(line)
-            reply = self._pump(self._ack_timeout, want=seq)
-            if reply is not None:
-                if attempt > 1 and verb != "HELLO":
+            answer = self._pump(self._ack_timeout, want=seq)
+            if answer is not None and answer.kind == "A":
+                reply = answer.fields[1:]
+                if attempt > 1 and not handshake:
                     self._recovered("resend", f"{verb} #{seq} acknowledged on try {attempt}")
                 if verb == "PING" and len(reply) == 2 and reply[1].isdigit():
                     self._clock_sample(sent, time.monotonic(), int(reply[1]))
-                if reply[0] == "ERR" and verb != "HELLO":
+                if reply[0] == "ERR" and not handshake:
                     raise CommandRejected(f"board on {self.port} rejected {line.decode().strip()}: "
                                           f"{' '.join(reply)}")
                 return reply
         raise LinkLost(f"no answer to {verb} #{seq} after {tries} tries")
 
-    def _pump(self, timeout: float, want: int | None = None) -> tuple[str, ...] | None:
-        """Reads and dispatches lines for up to ``timeout`` s; returns early with the ack for ``want`` (fields
-        after the number), or None on timeout or when the board sent an ``X`` notice (resend at once)."""
+    def _raw(self, line: bytes) -> proto.Frame | None:
+        self._write(line)
+        fields = line.split(b" ")
+        want = int(fields[1]) if fields[0] == b"C" and len(fields) > 1 and fields[1].isdigit() else -1
+        return self._pump(self._ack_timeout * 2, want=want)
+
+    def _pump(self, timeout: float, want: int | None = None) -> proto.Frame | None:
+        """Reads and dispatches lines for up to ``timeout`` s; returns early with the ack for ``want`` or an ``X``
+        notice (the board could not trust our line: resend at once), or None on timeout."""
         assert self._link is not None
         deadline = time.monotonic() + timeout
         while True:
@@ -400,12 +424,11 @@ class Board:
                 try:
                     frame = proto.parse(raw)
                 except proto.ProtocolError as exc:
-                    self._recovered("garbage", f"dropped a corrupt line from the board ({exc})")
+                    if self._ready.is_set():  # before the handshake a torn first line is normal, not news
+                        self._recovered("garbage", f"dropped a corrupt line from the board ({exc})")
                     continue
-                if frame.kind == "A" and want is not None and frame.number == want:
-                    return frame.fields[1:]
-                if frame.kind == "X" and want is not None:
-                    return None
+                if want is not None and (frame.kind == "X" or (frame.kind == "A" and frame.number == want)):
+                    return frame
                 self._dispatch(frame)
             if time.monotonic() >= deadline:
                 return None

@@ -192,7 +192,7 @@ def test_host_silence_puts_the_board_in_fail_safe(rig, raw):
     assert raw.cmd(2, "LEDS", "green", "1", "1000") == ("OK",)
     assert raw.cmd(3, "BEEP", 800, 1500, 0, 1) == ("OK",)
     last = rx_time(rig, 3)
-    fields = raw.event("FAILSAFE", timeout=4.5)
+    fields = raw.event("FAILSAFE", timeout=6)
     time.sleep(0.1)
     pins = rig.pin_changes()
     off = next(p.t for p in edges(pins, "WIN_G", last) if p.value == 0)

@@ -1,0 +1,219 @@
+"""``mahj board check``: runs every command and every fault case a port allows, and measures latency.
+
+On ``sim`` and ``simavr`` the rig also presses buttons, resets the board, pulls the cable and reads the pins
+(latency from the simulated pin times); on a real board the checks that need a person's hands are listed as
+skipped.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from hardware import protocol as proto
+from hardware.driver import Board, CommandRejected, open_board
+from hardware.pins import levels_at, window_color
+from hardware.rig import wait_until
+from hardware.signals import SIGNALS, Beep, BoardState
+from hardware.timing import command_latencies, percentile
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool | None  # None = skipped
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    port: str
+    board: dict[str, Any] = field(default_factory=dict)
+    checks: list[Check] = field(default_factory=list)
+    latency_ms: dict[str, float] | None = None
+    recoveries: list[str] = field(default_factory=list)
+    avr_size: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.board) and all(c.ok is not False for c in self.checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "ok": self.ok}
+
+
+def _shows(board: Board) -> bool:
+    if board.rig is None:
+        return True
+    state, level = board.state(), levels_at(board.rig.pin_changes())
+    window = window_color(level) == state.window or state.window_mode in "BF"
+    return window and all(level[f"SEAT{i}"] == int(m == "1") or m in "BF" for i, m in enumerate(state.seats))
+
+
+def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None) -> Report:
+    report = Report(port=port or "auto")
+    if port == "simavr":
+        from hardware.rig import build
+
+        report.avr_size = build()
+    board = open_board(port, ack_timeout=0.25)
+    try:
+        if not board.wait_ready(8):
+            report.checks.append(Check("handshake", False, "no HELLO answer within 8 s"))
+            return report
+        report.board = {"name": board.info.name, "firmware": board.info.firmware, "protocol": board.info.protocol}
+        rig = board.rig
+        since = rig.now() if rig is not None and rig.kind == "simavr" else 0.0
+        steps: list[tuple[str, Callable[[], tuple[bool | None, str]]]] = [
+            ("commands", lambda: _commands(board)),
+            ("errors answered", lambda: _errors(board)),
+            ("signals table", lambda: _signals(board)),
+            ("crc error rejected", lambda: _crc(board)),
+            ("duplicate not acted twice", lambda: _duplicate(board)),
+            ("button press timed", lambda: _button(board)),
+            ("host silence -> fail-safe", lambda: _silence(board)),
+            ("board reset -> state restored", lambda: _reset(board)),
+            ("port lost -> recovered", lambda: _unplug(board)),
+        ]
+        for name, step in steps:
+            progress(name)
+            try:
+                ok, detail = step()
+            except (CommandRejected, TimeoutError, OSError, RuntimeError) as exc:
+                ok, detail = False, str(exc)
+            report.checks.append(Check(name, ok, detail))
+        if rig is not None:
+            lat = command_latencies(rig.rx_log(), rig.pin_changes(), since)
+            if lat:
+                report.latency_ms = {"n": len(lat), "median": round(statistics.median(lat) * 1000, 3),
+                                     "p95": round(percentile(lat, 95) * 1000, 3), "max": round(max(lat) * 1000, 3)}
+        report.recoveries = [f"{r.kind}: {r.detail}" for r in board.recoveries]
+    finally:
+        board.close()
+    return report
+
+
+def _commands(board: Board) -> tuple[bool, str]:
+    replies = {
+        "PING": board.request("PING"),
+        "LEDS": board.request("LEDS", "amber", "B", "1B0F"),
+        "WIN": board.request("WIN", "blue", "1"),
+        "SEAT": board.request("SEAT", 2, "1"),
+        "BEEP": board.request("BEEP", 1200, 30, 20, 2),
+        "QUIET": board.request("QUIET"),
+        "STATUS": board.request("STATUS"),
+        "REPLAY": board.request("REPLAY", 1),
+    }
+    bad = [verb for verb, reply in replies.items() if reply[0] != "OK"]
+    status = replies["STATUS"]
+    if status[1:4] != ("blue", "1", "1B1F"):
+        bad.append(f"STATUS shows {' '.join(status[1:4])}")
+    board.set_leds(BoardState())  # the driver's desired state wins again
+    board.wait_applied(2)
+    return not bad, "8 verbs acknowledged" if not bad else f"failed: {', '.join(bad)}"
+
+
+def _errors(board: Board) -> tuple[bool, str]:
+    answers = []
+    for verb, args in (("DANCE", ()), ("WIN", ("purple", "1")), ("HELLO", (99,))):
+        try:
+            board.request(verb, *args)
+            answers.append(f"{verb}: accepted")
+        except CommandRejected as exc:
+            answers.append(str(exc).rsplit(": ", 1)[-1])
+    return answers == ["ERR VERB", "ERR ARG", "ERR PROTO 1"], "; ".join(answers)
+
+
+def _signals(board: Board) -> tuple[bool, str]:
+    for kind in SIGNALS:
+        board.signal(SimpleNamespace(kind=kind, seat=1, data={}))
+        if not board.wait_applied(2):
+            return False, f"{kind} not acknowledged"
+        if not wait_until(lambda: _shows(board), 0.5):
+            return False, f"{kind}: pins do not show {board.state()}"
+    return True, f"{len(SIGNALS)} ruling kinds shown" + (" and seen on the pins" if board.rig else "")
+
+
+def _crc(board: Board) -> tuple[bool, str]:
+    line = bytearray(proto.command(60001, "WIN", "red", "1"))
+    line[-2] = ord("0") if line[-2] != ord("0") else ord("1")
+    answer = board.exchange_raw(bytes(line))
+    ok = answer is not None and answer.kind == "X" and answer.fields == ("CRC",)
+    status = board.request("STATUS")
+    return ok and status[1] != "red", f"answer {answer.kind + ' ' + ' '.join(answer.fields) if answer else 'none'}"
+
+
+def _duplicate(board: Board) -> tuple[bool, str]:
+    board.request("QUIET")  # a silent buzzer, so the one tone below is visible on the pin
+    time.sleep(0.05)
+    before = int(board.request("STATUS")[6])
+    line = proto.command(60002, "BEEP", 1800, 20, 0, 1)
+    rig = board.rig
+    t0 = rig.now() if rig is not None else 0.0
+    first, second = board.exchange_raw(line), board.exchange_raw(line)
+    after = int(board.request("STATUS")[6])
+    ok = first is not None and first == second and after == before + 1
+    if rig is not None:
+        time.sleep(0.1)
+        tones = [p for p in rig.pin_changes() if p.pin == "BUZZ" and p.value and p.t >= t0]
+        ok = ok and len(tones) == 1
+        return ok, f"same reply twice, {len(tones)} tone(s) on the pin"
+    return ok, "same reply twice, duplicate counter +1"
+
+
+def _button(board: Board) -> tuple[bool | None, str]:
+    if board.rig is None:
+        return None, "needs a person at the board"
+    board.events()
+    pressed = board.rig.press(3)
+    if not wait_until(lambda: board._presses, 1.0):
+        return False, "no button event"
+    (event,) = board.events()
+    want = (pressed - board.rig.boot_time()) * 1000
+    return abs(event.board_ms - want) <= 2 and event.seat == 3, f"board time {event.board_ms} ms, pin {want:.1f} ms"
+
+
+def _silence(board: Board) -> tuple[bool, str]:
+    board.signal(SimpleNamespace(kind="window_opened", seat=0, data={}))
+    board.wait_applied(2)
+    count = len(board.recoveries)
+    board.hold(4.0)  # wall-clock seconds; the board counts its own (simulated) 3 s, which a loaded host may slow
+    if not wait_until(lambda: any(r.kind == "failsafe" for r in board.recoveries[count:]), 6):
+        return False, "no fail-safe seen within 6 s of silence"
+    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 1)
+    return ok, "board went idle after 3 s and was restored"
+
+
+def _reset(board: Board) -> tuple[bool, str]:
+    board.signal(SimpleNamespace(kind="claim_pending", seat=2, data={}))
+    board.wait_applied(2)
+    count = len(board.recoveries)
+    if board.rig is not None:
+        board.rig.reset()
+        how = "reset line pulled"
+    else:
+        board.request("RESET")
+        how = "RESET command (watchdog)"
+    if not wait_until(lambda: any(r.kind == "board_reset" for r in board.recoveries[count:]), 3):
+        return False, f"{how}: reset not detected"
+    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 1)
+    return ok, f"{how}; state re-applied"
+
+
+def _unplug(board: Board) -> tuple[bool | None, str]:
+    if board.rig is None:
+        return None, "needs a person to pull the cable"
+    board.beep(Beep(1000, 20))
+    count = len(board.recoveries)
+    board.rig.unplug()
+    time.sleep(0.3)
+    board.signal(SimpleNamespace(kind="window_closed", seat=0, data={}))
+    board.rig.replug()
+    if not wait_until(lambda: any(r.kind == "reconnect" for r in board.recoveries[count:]), 4):
+        return False, "not reconnected within 4 s"
+    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 1)
+    return ok, "reconnected; state re-applied"
