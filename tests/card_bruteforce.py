@@ -102,3 +102,47 @@ def matching_lines(card, concealed, exposures=()):
                 found.add((line.section, line.number))
                 break
     return found
+
+
+def _kept(groups, pool):
+    """How many of the pool's tiles one concrete hand can keep: naturals go to groups of their tile, the ones
+    without jokers first (a pung-or-larger group can take a joker instead); then jokers fill what pungs left."""
+    pool = pool.copy()
+    kept, open_for_jokers = 0, 0
+    for tiles, jokers_ok in sorted(groups, key=lambda g: g[1]):
+        for t in tiles:
+            if pool[t] > 0:
+                pool[t] -= 1
+                kept += 1
+            elif jokers_ok:
+                open_for_jokers += 1
+    return kept + min(pool["J"], open_for_jokers)
+
+
+def missing_per_line(card, concealed, exposures=()):
+    """{(section, number): fewest tiles still missing, or None when the exposures rule the line out}."""
+    result = {}
+    for line in card.lines:
+        best = None
+        if not (line.concealed and exposures):
+            for groups in concrete_hands(line):
+                for rest in _rest_after_exposures(groups, [list(e) for e in exposures]):
+                    size = sum(len(t) for t, _ in rest)
+                    missing = size - _kept(rest, Counter(concealed))
+                    best = missing if best is None else min(best, missing)
+        result[(line.section, line.number)] = best
+    return result
+
+
+def _rest_after_exposures(groups, exposures):
+    """Every way of removing one matching pung-or-larger group per exposure: the groups left to fill."""
+    if not exposures:
+        yield groups
+        return
+    first, others = exposures[0], exposures[1:]
+    naturals = {t for t in first if t != "J"}
+    if len(naturals) != 1:
+        return
+    for i, (tiles, jokers_ok) in enumerate(groups):
+        if jokers_ok and len(tiles) == len(first) and tiles[0] in naturals:
+            yield from _rest_after_exposures(groups[:i] + groups[i + 1:], others)

@@ -5,7 +5,7 @@ import random
 from collections import Counter
 
 import pytest
-from card_bruteforce import concrete_hands, matching_lines
+from card_bruteforce import concrete_hands, matching_lines, missing_per_line
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -148,3 +148,33 @@ def test_near_misses_with_exposures_agree_with_brute_force(seed):
             mutated = concealed[:i] + [other] + concealed[i + 1:]
             assert found(CARD.verify(mutated, exposures)) == matching_lines(CARD, mutated, exposures), \
                 (line.text, mutated, exposures)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(made_hands(), st.data())
+def test_suggest_missing_counts_agree_with_brute_force_and_its_need_list_completes_the_hand(hand, data):
+    """Take a made hand, replace up to 3 concealed tiles at random and drop one (13 tiles): for every line, the
+    fewest missing tiles equal the brute force's; adding exactly the listed tiles to what the hand keeps gives
+    Mah Jongg on that line."""
+    _, _, concealed, exposures = hand
+    for _ in range(data.draw(st.integers(0, 3))):
+        i = data.draw(st.integers(0, len(concealed) - 1))
+        concealed[i] = data.draw(st.sampled_from(TILES))
+    concealed = concealed[:-1]
+    expected = missing_per_line(CARD, concealed, exposures)
+    ranked = CARD.suggest(concealed, exposures)
+    assert {key(s.line): s.missing for s in ranked} == expected
+    for s in ranked[:3]:
+        if s.missing is None:
+            continue
+        assert s.missing == sum(m.count for m in s.need)
+        target = Counter(t for g in s.target for t in g)
+        for e in exposures:
+            target -= Counter({e[0] if e[0] != "J" else next(t for t in e if t != "J"): len(e)})
+        have = Counter(concealed)
+        kept = [t for t in target for _ in range(min(have[t], target[t]))]
+        added = [m.tile for m in s.need for _ in range(m.count)]
+        jokers = ["J"] * (sum(target.values()) - len(kept) - len(added))
+        assert 0 <= len(jokers) <= have["J"]
+        verdict = CARD.verify(kept + added + jokers, exposures)
+        assert key(s.line) in found(verdict) or "a set has only" in (verdict.reason or ""), (s.line.text, added)
