@@ -99,7 +99,7 @@ class Card:
         self.lines = lines
         self.sections = sections or list(dict.fromkeys(ln.section for ln in lines))
         self._c = compiled
-        self._index = {id(ln): i for i, ln in enumerate(lines)}
+        self._index = {ln: i for i, ln in enumerate(lines)}  # lines are unique by (section, number)
         self._values = np.array([ln.value for ln in lines], dtype=np.int64)
 
     # --- facts about the card -------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ class Card:
 
     def variations(self, line: CardLine) -> list[Variation]:
         """The concrete hands one line allows (suits, shifts and alternatives resolved), without duplicates."""
-        i = self._index[id(line)]
+        i = self._index[line]
         start = int(self._c.starts[i])
         return self._c.variations[start:start + self._c.line_variation_counts[i]]
 
