@@ -191,6 +191,11 @@ class Board:
             out.append(self._presses.popleft())
         return out
 
+    def pin_levels(self) -> dict[str, int] | None:
+        """What the LEDs and buzzer show right now (hardware.pins names; ``pins.render`` draws it) when a rig
+        lets us see the pins (sim, simavr); None for a real board."""
+        return self.rig.levels() if self.rig is not None else None
+
     @property
     def connected(self) -> bool:
         return self._ready.is_set()

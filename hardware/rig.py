@@ -2,7 +2,8 @@
 ``mahj board check``) look at its pins and press its buttons.
 
 Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``unplug()``/``replug()``,
-``pin_changes()``, ``rx_log()`` (when the board had each host line), ``boot_time()``, ``now()``, ``close()``.
+``garbage(text)``, ``levels()`` (pins now), ``pin_changes()``, ``rx_log()`` (when the board had each host
+line), ``boot_time()``, ``now()``, ``close()``.
 Times are the board's own clock in seconds (simulated time for simavr), so timings measured here are honest
 however loaded the machine running the test is.
 
@@ -23,7 +24,7 @@ from pathlib import Path
 import serial
 
 from hardware.emulator import BoardEmulator, EmulatorLink
-from hardware.pins import PinChange
+from hardware.pins import PinChange, levels_at
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 BUILD_DIR = FIRMWARE_DIR / "build"
@@ -99,6 +100,9 @@ class EmulatorRig:
 
     def rx_log(self) -> list[tuple[float, bytes]]:
         return list(self.board.rx_log)
+
+    def levels(self) -> dict[str, int]:
+        return self.board.levels()
 
     def boot_time(self) -> float:
         return self.board.boot_time
@@ -219,6 +223,9 @@ class SimavrRig:
     def rx_log(self) -> list[tuple[float, bytes]]:
         with self._cond:
             return list(self._rx)
+
+    def levels(self) -> dict[str, int]:
+        return levels_at(self.pin_changes())
 
     def tx_log(self) -> list[tuple[float, bytes]]:
         with self._cond:

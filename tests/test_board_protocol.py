@@ -97,3 +97,15 @@ def test_turn_lights_one_seat_and_dead_seats_keep_blinking():
 def test_leds_args_fit_one_line():
     state = BoardState(window="amber", window_mode="F", seats=("B", "F", "1", "0"))
     assert proto.parse(proto.command(65535, "LEDS", *state.leds_args())).fields[2:] == ("amber", "F", "BF10")
+
+
+def test_protocol_document_examples_carry_correct_crcs():
+    """Every example line in hardware/PROTOCOL.md's session parses (a person writing a board copies them)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "hardware" / "PROTOCOL.md").read_text(encoding="utf-8")
+    examples = [line.split(":", 1)[1].split("(")[0].strip() for line in doc.splitlines()
+                if line.strip().startswith(("host:  C", "board: "))]
+    assert len(examples) >= 7
+    for text in examples:
+        proto.parse(text.encode())
