@@ -9,7 +9,6 @@ is always a pure function of the accepted events, which is what makes journals r
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -134,7 +133,23 @@ class Referee:
         return out
 
     def _save(self) -> dict[str, Any]:
-        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in ("card", "profile", "events")})
+        """A copy of the mutable state, restored when an event is rejected (cheaper than a deep copy)."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("card", "profile", "events")}
+        clones: dict[int, Window] = {}
+
+        def window(w: Window | None) -> Window | None:  # keep the aliasing between window, award and claimed
+            return None if w is None else clones.setdefault(id(w), w.clone())
+
+        d["seats"] = [s.clone() for s in self.seats]
+        d["window"], d["claimed"] = window(self.window), window(self.claimed)
+        d["award"] = None if self.award is None else Award(self.award.seat, self.award.purpose,
+                                                           window(self.award.window))  # type: ignore[arg-type]
+        d["last_rack"] = None if self.last_rack is None else (self.last_rack[0], window(self.last_rack[1]),
+                                                              self.last_rack[2])
+        d["passed"], d["courtesy"], d["balances"] = set(self.passed), dict(self.courtesy), dict(self.balances)
+        d["wrong_exchanges"], d["outs"] = list(self.wrong_exchanges), list(self.outs)
+        d["survivor_due"] = None if self.survivor_due is None else dict(self.survivor_due)
+        return d
 
     def _restore(self, saved: dict[str, Any]) -> None:
         self.__dict__.update(saved)

@@ -22,3 +22,17 @@ class Ruling:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Ruling:
         return cls(kind=d["kind"], t=float(d["t"]), seat=d.get("seat"), data=dict(d.get("data") or {}))
+
+
+#: Every ruling kind the referee emits (docs/referee.md describes each one's data).
+KINDS: frozenset[str] = frozenset({
+    # the contract kinds the board, display and speech act on
+    "window_opened", "window_closed", "claim_pending", "claim_awarded", "turn", "exposure_accepted", "dead_hand",
+    "rejected", "mahjong_verified", "mahjong_in_error", "settlement", "wall_game", "game_over",
+    # the rest of the game
+    "dealt", "charleston_skipped", "charleston_passed", "charleston_step_done", "charleston_stopped",
+    "courtesy_offered", "courtesy_agreed", "picked", "pick_returned", "claim_denied", "joker_exchange_announced",
+    "joker_exchanged", "joker_exchange_wrong_tile", "misnamed_discard", "challenge_upheld", "challenge_failed",
+    "take_tile", "redeal", "threw_in", "penalty", "pivot_switch", "east_rotates", "last_survivor",
+    "survivor_payment_due", "hand_value_needed", "seats_changed", "corrected", "warning",
+})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -40,6 +40,10 @@ class SeatState:
     def total(self) -> int:
         return self.concealed + sum(len(e) for e in self.exposures)
 
+    def clone(self) -> SeatState:
+        return replace(self, exposures=[list(e) for e in self.exposures], exposure_tiles=list(self.exposure_tiles),
+                       discards=list(self.discards))
+
     @property
     def exposed_count(self) -> int:
         return sum(len(e) for e in self.exposures)
@@ -62,6 +66,9 @@ class Window:
     opened_at: float
     fault_seat: int | None = None  # set when a win on this discard makes its discarder pay for the table
     claims: dict[int, tuple[str, float]] = field(default_factory=dict)  # seat -> (purpose, t)
+
+    def clone(self) -> Window:
+        return replace(self, claims=dict(self.claims))
 
     @property
     def misnamed(self) -> bool:
