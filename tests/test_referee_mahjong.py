@@ -199,6 +199,15 @@ def test_dead_hand_impossible_given_visible_tiles():
                                                             'natural flowers"']
 
 
+def test_first_exposure_commits_hand_to_exposed_lines():
+    g = Table(card_=parse_card(TINY_CARD, "tiny.card"))
+    g.start()
+    g.turn(0, "N")
+    g("claim", seat=1, purpose="exposure")
+    out = g("exposure", seat=1, tiles=["N", "N", "N", "N"])  # only the concealed (C) line has a kong of North
+    assert "no exposed (X) line" in only(out, "dead_hand").data["reason"]
+
+
 def test_dead_hand_picking_out_of_turn_and_ahead():
     g = Table()
     g.start()
@@ -287,6 +296,16 @@ def test_pay_for_table_discard_after_wrong_end_pick():
     out = g("mahjong_declared", seat=3, tiles=EVENS)
     assert only(out, "mahjong_verified").data["pays_for_table"] == 1
     assert _payments(out) == {0: 0, 1: -200, 2: 0, 3: 200}
+
+
+def test_pay_for_table_discard_after_wrong_wall_pick():
+    g = Table()
+    g.start()
+    g.turn(0, "N")
+    assert "wrong wall" in only(g("pick", seat=1, end="wrong_wall"), "dead_hand").data["reason"]
+    g("discard", seat=1, tile="8B", named="8B")
+    g("claim", seat=2, purpose="mahjong")
+    assert _payments(g("mahjong_declared", seat=2, tiles=EVENS))[1] == -200
 
 
 def test_pay_for_table_discard_out_of_turn():

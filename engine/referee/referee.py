@@ -807,8 +807,7 @@ class Referee:
         elif errors:
             due = {"payer": errors[0], "survivor": survivor, "basis": errors[0]}  # rule (c)
         else:
-            out.append(Ruling("wall_game", t, None, {"reason": "all but one player dead: hand thrown in"}))
-            return out + self._game_over(t, "three_dead", None)  # rule (e): nobody is paid
+            return out + self._game_over(t, "three_dead", None)  # rule (e): the survivor throws in, nobody is paid
         self.survivor_due = due
         self.stage = Stage.OVER
         out.append(Ruling("survivor_payment_due", t, due["payer"], dict(due)))
