@@ -662,8 +662,7 @@ class Referee:
             if w.claims:
                 out += self._resolve_claims(e.t)
                 if self.award is None or self.award.seat != e.seat:
-                    return out + [Ruling("rejected", e.t, e.seat, {"reason": "another call takes the discard",
-                                                                   "event": ev.to_json(e)})]
+                    return out  # her call lost to a better one: claim_denied says so
         if special is None and not (e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING,
                                                                            Phase.CLAIMED)):
             raise Rejected("not this player's turn and no discard to claim")
