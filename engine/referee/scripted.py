@@ -147,7 +147,7 @@ def _play(card: Card, profile: ScoringProfile, seed: int, players: int, want: st
         picks = rng.sample([x for x in rest.elements() if x != JOKER], k=min(3, sum(rest.values())))
         for x in picks:  # arrive later from the wall
             hold[x] -= 1
-        final_by_discard = rng.random() < 0.5 and picks and picks[-1] != "F"
+        final_by_discard = bool(picks) and rng.random() < 0.5  # else the last tile is self-picked
         final_seat = rng.choice(others) if final_by_discard else None
         winner_hand = list(hold.elements()) + [_take(pool, t_tile)]
         rigged = picks[:-1] if final_by_discard else picks
