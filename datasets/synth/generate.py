@@ -75,16 +75,18 @@ def _job(args: tuple[Path, int, int, int, float, float, tuple[int, ...]]) -> int
 
 
 def generate(out: Path, n: int, seed: int, val: float = 0.1, test: float = 0.1,
-             styles: tuple[int, ...] = TRAIN_STYLES, workers: int = 1) -> None:
+             styles: tuple[int, ...] = TRAIN_STYLES, workers: int = 1, start: int = 0, stop: int | None = None,
+             ) -> None:
+    """Render images ``start``..``stop`` (default all ``n``) of the ``n``-image data set seeded by ``seed``."""
     for sub in ("images", "labels", "meta"):
         for split in ("train", "val", "test"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\ntest: images/test\n"
         f"names:\n  0: up\n  1: down\n")
-    jobs = [(out, seed, i, n, val, test, styles) for i in range(n)]
+    jobs = [(out, seed, i, n, val, test, styles) for i in range(start, n if stop is None else min(stop, n))]
     with Pool(workers) if workers > 1 else _Serial() as pool:
-        for _ in tqdm(pool.imap_unordered(_job, jobs, chunksize=4), total=n, desc="render", unit="img"):
+        for _ in tqdm(pool.imap_unordered(_job, jobs, chunksize=4), total=len(jobs), desc="render", unit="img"):
             pass
 
 
@@ -111,9 +113,12 @@ def main() -> None:
     ap.add_argument("--styles", default=None,
                     help="comma-separated style ids (default: the training styles, without the held-out style)")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--range", default=None, metavar="START:STOP",
+                    help="render only these image indices (to finish or extend a data set in pieces)")
     a = ap.parse_args()
     styles = tuple(int(s) for s in a.styles.split(",")) if a.styles else TRAIN_STYLES
-    generate(a.out, a.n, a.seed, a.val, a.test, styles, a.workers)
+    start, stop = (int(v) if v else None for v in a.range.split(":")) if a.range else (0, None)
+    generate(a.out, a.n, a.seed, a.val, a.test, styles, a.workers, start or 0, stop)
 
 
 if __name__ == "__main__":

@@ -166,3 +166,23 @@ def random_camera(rng: np.random.Generator, scene: Scene, width: int = 1280, hei
                   cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
                   target=(float(tx), float(ty)), roll_deg=float(rng.uniform(-180, 180)),
                   k1=float(rng.uniform(0, 0.12)), k2=float(rng.uniform(0, 0.03)))
+
+
+def overhead_camera(width: int = 1280, height: int = 720, view_mm: float = 620.0) -> Camera:
+    """A camera straight above the table centre whose frame is ``view_mm`` wide (as for enrolment photos)."""
+    fx = 900.0
+    return Camera(width=width, height=height, fx=fx, fy=fx, cx=width / 2, cy=height / 2,
+                  position=(0.0, -120.0, fx * view_mm / width), target=(0.0, 0.0), k1=0.05)
+
+
+def grid_scene(codes: list[str], style: int, rng: np.random.Generator, cols: int = 12, jitter: float = 0.0) -> Scene:
+    """Tiles laid out face up in rows, as a user lays out a set to enrol it (Flowers get successive designs)."""
+    tiles = []
+    for k, code in enumerate(codes):
+        r, c = divmod(k, cols)
+        tiles.append(PlacedTile(code, "up", (c - cols / 2 + 0.5) * 40 + rng.normal(0, jitter),
+                                (2 - r) * 50 + rng.normal(0, jitter), float(rng.normal(0, 3 + jitter)),
+                                variant=k if code == FLOWER else 0))
+    light = random_light(rng)
+    light.glare = 0.0
+    return Scene(tiles=tiles, style_id=style, table=TableLook(seed=int(rng.integers(1000))), light=light)

@@ -1,0 +1,54 @@
+"""``mahj detect IMAGE``: every tile in a photo, face up or down, with the code of each face-up tile."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+
+from vision.tile_model import TileModel, TileModelError, draw_overlay
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("detect", help="find tiles in an image and read face-up tiles")
+    p.add_argument("image", type=Path, help="photo or frame (any format OpenCV reads)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", type=Path, help="write an overlay image with boxes and codes")
+    p.add_argument("--model", type=Path, default=None,
+                   help="model folder or enrolled set folder (default: the shipped models)")
+    p.add_argument("--set", dest="set_name", default=None, help="name of an enrolled set (see mahj enroll)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if frame is None:
+        print(f"error: {args.image}: not a readable image")
+        return 2
+    try:
+        from vision.tile_model import sets_dir
+
+        model = TileModel.load(sets_dir() / args.set_name if args.set_name else args.model)
+    except TileModelError as exc:
+        print(f"error: {exc}")
+        return 2
+    dets = model.detect(frame)
+    if args.out:
+        if not cv2.imwrite(str(args.out), draw_overlay(frame, dets)):
+            print(f"error: {args.out}: cannot write the overlay")
+            return 2
+    up = [d for d in dets if d.face == "up"]
+    if args.json:
+        print(json.dumps({"image": str(args.image), "width": frame.shape[1], "height": frame.shape[0],
+                          "tiles": [d.to_json() for d in dets]}))
+    else:
+        print(f"{args.image}: {len(dets)} tiles, {len(up)} face up, {len(dets) - len(up)} face down")
+        for d in sorted(dets, key=lambda d: (d.box[1], d.box[0])):
+            x1, y1, x2, y2 = (round(v) for v in d.box)
+            what = (d.tile or "?") if d.face == "up" else "(down)"
+            print(f"  {what:6} {d.score:.2f}  [{x1},{y1},{x2},{y2}]")
+        if args.out:
+            print(f"overlay: {args.out}")
+    return 0

@@ -1,0 +1,260 @@
+"""Figures for the tile model (issue 6), all measured on the shipped ONNX files through ``vision.tile_model``.
+
+    python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick]
+
+1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes; classifier top-1 per class on the
+   true face-up boxes.
+2. Real table photos (held-out haitaks, boxes only, one class): recall and precision at IoU 0.5, and the same for
+   the PyPI package ``mahjong-detector`` in this run if it is importable (install it in a throwaway or the
+   training venv only; it is not a dependency).
+3. Real crops (held-out camerash split): top-1 over our classes.
+4. Speed: median ms per 1280x720 frame with 60 tiles, detector + classifier, 2 threads.
+5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile.
+
+Parts whose data is missing (no ``../shared``, no rendered test split) are reported as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from datasets import real  # noqa: E402
+from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
+from datasets.synth.layout import grid_scene, overhead_camera  # noqa: E402
+from datasets.synth.scene import render  # noqa: E402
+from engine.tiles import FLOWER, JOKER, TILES  # noqa: E402
+from vision.enroll import build_prototypes  # noqa: E402
+from vision.tile_model import CLASSIFIER_SIZE, MODELS_DIR, TileModel, crop_square  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if not len(a) or not len(b):
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+def average_precision(preds: list[tuple[np.ndarray, np.ndarray]], gts: list[np.ndarray], thr: float) -> float:
+    """COCO-style AP (101-point) for one class: preds[i] = (boxes, scores) and gts[i] = boxes of image i."""
+    scores, hits = [], []
+    n_gt = sum(len(g) for g in gts)
+    for (pb, ps), gb in zip(preds, gts, strict=True):
+        order = np.argsort(-ps)
+        iou = iou_matrix(pb[order], gb)
+        used = np.zeros(len(gb), bool)
+        for k, i in enumerate(order):
+            scores.append(ps[i])
+            j = -1
+            if len(gb):
+                cand = np.where(~used, iou[k], -1)
+                j = int(cand.argmax())
+                if cand[j] < thr:
+                    j = -1
+            if j >= 0:
+                used[j] = True
+            hits.append(j >= 0)
+    if n_gt == 0:
+        return float("nan")
+    order = np.argsort(-np.array(scores))
+    tp = np.cumsum(np.array(hits)[order])
+    fp = np.cumsum(~np.array(hits)[order])
+    rec = tp / n_gt
+    prec = tp / np.maximum(tp + fp, 1)
+    prec = np.maximum.accumulate(prec[::-1])[::-1] if len(prec) else prec
+    ap = 0.0
+    for r in np.linspace(0, 1, 101):
+        k = np.searchsorted(rec, r, side="left")
+        ap += prec[k] if k < len(prec) else 0.0
+    return ap / 101
+
+
+def recall_precision(pred: list[np.ndarray], gts: list[np.ndarray], thr: float = 0.5) -> tuple[float, float]:
+    tp = n_pred = n_gt = 0
+    for pb, gb in zip(pred, gts, strict=True):
+        n_pred += len(pb)
+        n_gt += len(gb)
+        iou = iou_matrix(pb, gb)
+        used = set()
+        for k in np.argsort(-iou.max(axis=1)) if len(gb) and len(pb) else []:
+            j = int(iou[k].argmax())
+            while j in used:
+                iou[k, j] = -1
+                j = int(iou[k].argmax())
+            if iou[k, j] >= thr:
+                used.add(j)
+                tp += 1
+    return tp / max(n_gt, 1), tp / max(n_pred, 1)
+
+
+def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
+    metas = sorted((root / "meta" / "test").glob("*.json"))[:limit]
+    if not metas:
+        return {"skipped": f"no rendered test split in {root}"}
+    preds = {0: [], 1: []}
+    gts = {0: [], 1: []}
+    correct: dict[str, list[int]] = {c: [0, 0] for c in TILES}
+    model.conf = model.up_conf = 0.01
+    for mp in tqdm(metas, desc="synthetic test", unit="img"):
+        meta = json.loads(mp.read_text())
+        img = cv2.imread(str(root / "images" / "test" / (mp.stem + ".jpg")))
+        boxes, cls, scores = model._boxes(img)
+        for c in (0, 1):
+            preds[c].append((boxes[cls == c], scores[cls == c]))
+            gts[c].append(np.array([t["box"] for t in meta["tiles"] if t["face"] == ("up", "down")[c]]).reshape(-1, 4))
+        ups = [t for t in meta["tiles"] if t["face"] == "up" and t["visibility"] >= 0.6]
+        if ups:
+            reads = model.classify([crop_square(img, tuple(t["box"])) for t in ups])
+            for t, (code, _) in zip(ups, reads, strict=True):
+                correct[t["code"]][0] += code == t["code"]
+                correct[t["code"]][1] += 1
+    model.conf = model.up_conf = 0.35
+    out = {"images": len(metas)}
+    for c, name in ((0, "up"), (1, "down")):
+        ap50 = average_precision(preds[c], gts[c], 0.5)
+        ap = np.mean([average_precision(preds[c], gts[c], t) for t in np.arange(0.5, 0.96, 0.05)])
+        out[f"mAP50_{name}"], out[f"mAP50_95_{name}"] = round(ap50, 4), round(float(ap), 4)
+    out["mAP50"] = round((out["mAP50_up"] + out["mAP50_down"]) / 2, 4)
+    out["mAP50_95"] = round((out["mAP50_95_up"] + out["mAP50_95_down"]) / 2, 4)
+    n = sum(v[1] for v in correct.values())
+    out["classifier_top1"] = round(sum(v[0] for v in correct.values()) / max(n, 1), 4)
+    out["classifier_crops"] = n
+    out["classifier_top1_per_class"] = {c: round(v[0] / v[1], 3) if v[1] else None for c, v in correct.items()}
+    return out
+
+
+def eval_haitaks(model: TileModel) -> dict:
+    if not real.HAITAKS.exists():
+        return {"skipped": f"{real.HAITAKS} missing"}
+    items = real.haitaks_items("test")
+    ours, theirs, gts = [], [], []
+    try:
+        from mahjong_detector.predict import predict as mj_predict
+        from mahjong_detector.preprocess import preprocess_image
+        from PIL import Image
+    except ImportError:
+        mj_predict = None
+    for path, boxes in tqdm(items, desc="haitaks held-out", unit="img"):
+        img = cv2.imread(str(path))
+        h, w = img.shape[:2]
+        gts.append(np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
+                             for cx, cy, bw, bh in boxes]).reshape(-1, 4))
+        ours.append(np.array([d.box for d in model.detect(img)]).reshape(-1, 4))
+        if mj_predict is not None:
+            pim, pad = preprocess_image(Image.open(path))
+            theirs.append(np.array([[d.x1, d.y1, d.x2, d.y2] for d in mj_predict(pim, pad)], float).reshape(-1, 4))
+    r, p = recall_precision(ours, gts)
+    out = {"images": len(items), "tiles": int(sum(len(g) for g in gts)), "ours": {"recall": round(r, 4),
+                                                                                   "precision": round(p, 4)}}
+    if mj_predict is not None:
+        r2, p2 = recall_precision(theirs, gts)
+        out["mahjong_detector"] = {"recall": round(r2, 4), "precision": round(p2, 4)}
+    else:
+        out["mahjong_detector"] = "skipped: package not importable here"
+    return out
+
+
+def eval_camerash(model: TileModel) -> dict:
+    if not real.CAMERASH.exists():
+        return {"skipped": f"{real.CAMERASH} missing"}
+    crops, codes = real.crop_images_from_camerash("test", CLASSIFIER_SIZE, seed=2)
+    reads = model.classify(list(crops))
+    ok = [r[0] == c for r, c in zip(reads, codes, strict=True)]
+    return {"crops": len(codes), "top1": round(float(np.mean(ok)), 4)}
+
+
+def speed(model: TileModel, runs: int) -> dict:
+    rng = np.random.default_rng(5)
+    codes = [TILES[int(rng.integers(len(TILES)))] for _ in range(60)]
+    scene = grid_scene(codes, 3, rng, cols=12)
+    scene.tiles[5].face = scene.tiles[17].face = "down"
+    img, labels = render(scene, overhead_camera(), rng)
+    model.detect(img)
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        dets = model.detect(img)
+        times.append((time.perf_counter() - t) * 1000)
+    return {"frame": "1280x720", "tiles_in_frame": len(labels), "tiles_found": len(dets), "threads": 2,
+            "runs": runs, "median_ms": round(statistics.median(times), 1), "p90_ms": round(
+                sorted(times)[int(0.9 * (len(times) - 1))], 1)}
+
+
+def enrolment(model: TileModel, scenes: int) -> dict:
+    """Hold-out style: read GT boxes of random tables before/after enrolling one photo of each tile."""
+    from datasets.synth.layout import random_camera, random_scene
+
+    rng = np.random.default_rng(11)
+    kinds = list(TILES) + [FLOWER] * 3 + [JOKER]  # several Flower designs of the set
+    photo, labels = render(grid_scene(kinds, HOLDOUT_STYLE, rng, cols=10), overhead_camera(view_mm=560), rng)
+    crops = [crop_square(photo, lb.box, CLASSIFIER_SIZE * 2) for lb in labels]
+    codes = [lb.code for lb in labels]
+    t0 = time.perf_counter()
+    protos = build_prototypes(model, crops, codes)
+    seconds = time.perf_counter() - t0
+    tests = []
+    for i in range(scenes):
+        r = np.random.default_rng([99, i])
+        sc = random_scene(r, HOLDOUT_STYLE)
+        img, lbs = render(sc, random_camera(r, sc), r)
+        tests += [(crop_square(img, lb.box), lb.code) for lb in lbs if lb.face == "up" and lb.visibility >= 0.6]
+    before = model.classify([c for c, _ in tests])
+    model.prototypes = protos
+    after = model.classify([c for c, _ in tests])
+    model.prototypes = None
+    acc = lambda rs: round(float(np.mean([r[0] == c for r, (_, c) in zip(rs, tests, strict=True)])), 4)  # noqa: E731
+    per = {}
+    for code in TILES:
+        idx = [k for k, (_, c) in enumerate(tests) if c == code]
+        if idx:
+            per[code] = [round(np.mean([before[k][0] == code for k in idx]), 2),
+                         round(np.mean([after[k][0] == code for k in idx]), 2)]
+    return {"style": HOLDOUT_STYLE, "enrolled_tiles": len(codes), "enrol_seconds": round(seconds, 2),
+            "test_crops": len(tests), "top1_before": acc(before), "top1_after": acc(after),
+            "per_class_before_after": per}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--synth", type=Path, default=ROOT / "datasets" / "rendered" / "synth")
+    ap.add_argument("--models", type=Path, default=MODELS_DIR)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--quick", action="store_true", help="fewer images and runs (a smoke check)")
+    a = ap.parse_args()
+    model = TileModel.load(a.models, threads=2)
+    res = {"models": str(a.models), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    res["speed"] = speed(model, 10 if a.quick else 50)
+    print(json.dumps({"speed": res["speed"]}), flush=True)
+    res["camerash_test"] = eval_camerash(model)
+    print(json.dumps({"camerash_test": res["camerash_test"]}), flush=True)
+    res["haitaks_test"] = eval_haitaks(model)
+    print(json.dumps({"haitaks_test": res["haitaks_test"]}), flush=True)
+    res["enrolment"] = enrolment(model, 5 if a.quick else 30)
+    print(json.dumps({"enrolment": {k: v for k, v in res["enrolment"].items() if k != "per_class_before_after"}}),
+          flush=True)
+    res["synthetic_test"] = eval_synth(model, a.synth, 20 if a.quick else None)
+    print(json.dumps({"synthetic_test": {k: v for k, v in res["synthetic_test"].items()
+                                         if k != "classifier_top1_per_class"}}), flush=True)
+    if a.json:
+        a.json.write_text(json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

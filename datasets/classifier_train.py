@@ -1,0 +1,224 @@
+"""The crop classifier: a small CNN over square tile crops, 36 tile classes + "not a tile", with an embedding.
+
+Crops are cut the way the runtime cuts them (``vision.tile_model.crop_square``: a square of 1.15 x the box's
+long side around its centre), here with extra context so training can jitter the crop. Data: face-up tiles of
+the synthetic training split, face-down tiles and background patches as "not a tile", and the camerash training
+photos (real sets; no Jokers there). Needs torch (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from engine.tiles import INDEX, TILES
+from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
+
+from . import real
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "runs"
+NUM_CLASSES = len(TILES) + 1
+PAD = 8  # pre-cut crops are CLASSIFIER_SIZE + PAD so training can shift and rescale them
+EMBED = 128
+
+
+class TileNet(nn.Module):
+    """Seven 3x3 conv layers (four stride-2), global pooling, a 128-d embedding and a linear head."""
+
+    def __init__(self, num_classes: int = NUM_CLASSES, embed: int = EMBED) -> None:
+        super().__init__()
+        chans = [(3, 24, 2), (24, 32, 1), (32, 48, 2), (48, 64, 1), (64, 96, 2), (96, 96, 1), (96, embed, 2)]
+        layers: list[nn.Module] = []
+        for cin, cout, stride in chans:
+            layers += [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+        self.features = nn.Sequential(*layers)
+        self.drop = nn.Dropout(0.2)
+        self.head = nn.Linear(embed, num_classes)
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        return self.features(x).mean(dim=(2, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.drop(self.embed(x)))
+
+
+class _Export(nn.Module):
+    """What the ONNX file computes: BGR crops in 0..255 -> (class probabilities, L2-normalised embedding)."""
+
+    def __init__(self, net: TileNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        e = self.net.embed(x / 255.0)
+        return torch.softmax(self.net.head(e), dim=1), e / (e.norm(dim=1, keepdim=True) + 1e-6)
+
+
+def synth_crops(root: Path, split: str, rng: np.random.Generator, limit: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Crops (N, S+PAD, S+PAD, 3) and class ids from a rendered split."""
+    size = CLASSIFIER_SIZE + PAD
+    extra = size / CLASSIFIER_SIZE
+    metas = sorted((root / "meta" / split).glob("*.json"))[:limit]
+    xs, ys = [], []
+    for mp in tqdm(metas, desc=f"crops {split}", unit="img"):
+        meta = json.loads(mp.read_text())
+        img = cv2.imread(str(root / "images" / split / (mp.stem + ".jpg")))
+        h, w = img.shape[:2]
+        boxes = []
+        for t in meta["tiles"]:
+            boxes.append(t["box"])
+            if t["face"] == "up" and t["visibility"] >= 0.6:
+                xs.append(crop_square(img, t["box"], size, extra))
+                ys.append(INDEX[t["code"]])
+            elif t["face"] == "down" and rng.random() < 0.15:
+                xs.append(crop_square(img, t["box"], size, extra))
+                ys.append(NOT_A_TILE)
+        for _ in range(3):  # background: table, racks, arms; a tile edge at most
+            s = rng.uniform(20, 70)
+            x, y = rng.uniform(0, w - s), rng.uniform(0, h - s)
+            b = np.array([x, y, x + s, y + s])
+            if all(_iou(b, np.array(o)) < 0.15 for o in boxes):
+                xs.append(crop_square(img, tuple(b), size, extra))
+                ys.append(NOT_A_TILE)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter + 1e-9)
+
+
+def camerash_train_crops() -> tuple[np.ndarray, np.ndarray]:
+    size = CLASSIFIER_SIZE + PAD
+    crops, codes = real.crop_images_from_camerash("train", CLASSIFIER_SIZE, seed=1)
+    big = np.stack([cv2.copyMakeBorder(c, PAD // 2, PAD // 2, PAD // 2, PAD // 2, cv2.BORDER_REPLICATE) for c in crops])
+    assert big.shape[1] == size
+    return big, np.array([INDEX[c] for c in codes], np.int64)
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
+    """Random shift/scale crop to CLASSIFIER_SIZE, quarter turns, colour gain, blur; -> NCHW float 0..255."""
+    n, big = batch.shape[0], batch.shape[1]
+    s = CLASSIFIER_SIZE
+    out = np.empty((n, s, s, 3), np.float32)
+    for i in range(n):
+        scale = rng.uniform(0.9, 1.1)
+        side = min(big, s * scale)
+        x0, y0 = rng.uniform(0, big - side, 2)
+        m = np.array([[s / side, 0, -x0 * s / side], [0, s / side, -y0 * s / side]], np.float32)
+        im = cv2.warpAffine(batch[i], m, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        k = int(rng.integers(4))
+        if k:
+            im = np.rot90(im, k)
+        if rng.random() < 0.3:
+            im = cv2.GaussianBlur(im, (0, 0), rng.uniform(0.4, 1.2))
+        im = im.astype(np.float32) * rng.uniform(0.7, 1.25, 3) + rng.uniform(-20, 20)
+        out[i] = im
+    return torch.from_numpy(np.clip(out, 0, 255).transpose(0, 3, 1, 2).copy())
+
+
+def centre(batch: np.ndarray) -> torch.Tensor:
+    o = PAD // 2
+    x = batch[:, o:o + CLASSIFIER_SIZE, o:o + CLASSIFIER_SIZE].astype(np.float32)
+    return torch.from_numpy(x.transpose(0, 3, 1, 2).copy())
+
+
+def accuracy(net: TileNet, x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    net.eval()
+    preds = []
+    with torch.no_grad():
+        for i in range(0, len(x), 512):
+            preds.append(net(centre(x[i:i + 512]) / 255.0).argmax(1).numpy())
+    p = np.concatenate(preds)
+    return float((p == y).mean()), p
+
+
+def train(a: argparse.Namespace) -> None:
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = out / f"crops-{a.limit or 'all'}.npz"
+    if cache.exists():
+        z = np.load(cache)
+        xt, yt, xv, yv = z["xt"], z["yt"], z["xv"], z["yv"]
+    else:
+        xs, ys = synth_crops(Path(a.synth), "train", rng, a.limit)
+        xc, yc = camerash_train_crops() if real.CAMERASH.exists() else (xs[:0], ys[:0])
+        xt = np.concatenate([xs] + [xc] * 4)  # real photos are few: show them four times an epoch
+        yt = np.concatenate([ys] + [yc] * 4)
+        xv, yv = synth_crops(Path(a.synth), "val", rng, a.limit)
+        np.savez(cache, xt=xt, yt=yt, xv=xv, yv=yv)
+    print(f"train crops {len(xt)}, val crops {len(xv)}; per class min {np.bincount(yt).min()}")
+    net = TileNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    batch = 128
+    steps_per_epoch = len(xt) // batch
+    budget = a.minutes * 60
+    t0 = time.time()
+    total_steps = None
+    step, best, epoch = 0, -1.0, 0
+    bar = tqdm(desc="classifier", unit="step")
+    while True:
+        perm = rng.permutation(len(xt))
+        net.train()
+        for b in range(steps_per_epoch):
+            idx = perm[b * batch:(b + 1) * batch]
+            x = augment(xt[idx], rng) / 255.0
+            y = torch.from_numpy(yt[idx])
+            if total_steps is None and step == 20:
+                total_steps = max(steps_per_epoch, int(budget / ((time.time() - t0) / 20)))
+                bar.total = total_steps
+            frac = step / total_steps if total_steps else 0.0
+            lr = 3e-3 * (min(1.0, step / 50) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
+            for g in opt.param_groups:
+                g["lr"] = lr
+            loss = loss_fn(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}", epoch=epoch)
+            if total_steps and step >= total_steps:
+                break
+        epoch += 1
+        acc, _ = accuracy(net, xv, yv)
+        tqdm.write(f"epoch {epoch} step {step} val top-1 {acc:.4f}")
+        torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch}, out / "last.pt")
+        if acc > best:
+            best = acc
+            torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch}, out / "best.pt")
+        if total_steps and step >= total_steps:
+            break
+    bar.close()
+    print(f"best val top-1 {best:.4f}; checkpoints in {out}")
+
+
+def load(path: Path) -> TileNet:
+    net = TileNet()
+    net.load_state_dict(torch.load(path, map_location="cpu")["state"])
+    return net.eval()
+
+
+def export_onnx(ckpt: Path, dest: Path) -> None:
+    net = load(ckpt)
+    dummy = torch.zeros(2, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE)
+    torch.onnx.export(_Export(net), dummy, str(dest), input_names=["crops"], output_names=["probs", "embedding"],
+                      dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}, "embedding": {0: "n"}}, opset_version=17,
+                      dynamo=False)

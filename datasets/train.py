@@ -1,0 +1,130 @@
+"""Train the two tile models on this CPU and export them to ONNX (needs the ``train`` extra; ultralytics is AGPL).
+
+One command per stage, each with progress, each resumable from its checkpoints::
+
+    python -m datasets.synth.generate --out datasets/rendered/synth --n 1600 --seed 1 --workers 2
+    python -m datasets.real                                   # haitaks train photos -> datasets/rendered/haitaks
+    python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
+    python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
+    python -m datasets.train export                           # -> models/tile_detector.onnx, tile_classifier.onnx
+
+Why two models: the detector only has to find tiles and tell face up from face down (two classes, which real
+photos with "tile face" boxes can teach too), and a small crop classifier reads the face. The classifier's
+embedding lets ``mahj enroll`` adapt to a user's own set without retraining the detector.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "runs"
+MODELS = ROOT / "models"
+#: Detector width/depth: a quarter of yolo11n's channels keeps a 512x288 frame to a few ms on 2 CPU threads.
+DET_WIDTH, DET_DEPTH = 0.125, 0.5
+DET_EXPORT_HW = (288, 512)
+
+
+def _ultralytics_env() -> None:
+    """Offline, no auto-installs, and a project-local config dir with the fonts ultralytics insists on."""
+    cfg = RUNS / "yolo_config"
+    fonts = cfg / "Ultralytics"  # ultralytics looks for its fonts in YOLO_CONFIG_DIR/Ultralytics
+    fonts.mkdir(parents=True, exist_ok=True)
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if not (fonts / name).exists():
+            for src in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                        "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf"):
+                if Path(src).exists():
+                    shutil.copy(src, fonts / name)
+                    break
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(cfg))
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+
+
+def detector_yaml() -> Path:
+    """yolo11's detection architecture at our own (smaller) width, two classes: up, down."""
+    import yaml
+    from ultralytics.utils import ROOT as UL_ROOT
+
+    d = yaml.safe_load((UL_ROOT / "cfg" / "models" / "11" / "yolo11.yaml").read_text())
+    d.pop("scales", None)
+    d.update(nc=2, depth_multiple=DET_DEPTH, width_multiple=DET_WIDTH)
+    out = RUNS / "mahj-det.yaml"
+    out.write_text(yaml.safe_dump(d, sort_keys=False))
+    return out
+
+
+def train_detector(a: argparse.Namespace) -> None:
+    _ultralytics_env()
+    from ultralytics import YOLO
+
+    synth = Path(a.synth).resolve()
+    train = [str(synth / "images" / "train")]
+    if a.haitaks and Path(a.haitaks).exists():
+        train.append(str(Path(a.haitaks).resolve() / "images"))
+    data = RUNS / "det-data.yaml"
+    data.write_text("train:\n" + "".join(f"  - {t}\n" for t in train)
+                    + f"val: {synth / 'images' / 'val'}\nnames:\n  0: up\n  1: down\n")
+    last = RUNS / "detector" / "weights" / "last.pt"
+    if a.resume and last.exists():
+        YOLO(str(last)).train(resume=True)
+        return
+    model = YOLO(str(detector_yaml()))
+    model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
+                workers=a.workers, project=str(RUNS), name="detector", exist_ok=True, seed=a.seed,
+                deterministic=False, cache="ram", plots=False, patience=1000, close_mosaic=2, degrees=0.0,
+                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.5, pretrained=False, amp=False, verbose=True)
+
+
+def export(a: argparse.Namespace) -> None:
+    from datasets import classifier_train
+
+    _ultralytics_env()
+    from ultralytics import YOLO
+
+    MODELS.mkdir(exist_ok=True)
+    det = RUNS / "detector" / "weights" / "best.pt"
+    if not det.exists():
+        det = RUNS / "detector" / "weights" / "last.pt"
+    out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=False, opset=17)
+    shutil.copy(out, MODELS / "tile_detector.onnx")
+    classifier_train.export_onnx(RUNS / "classifier" / "best.pt", MODELS / "tile_classifier.onnx")
+    print(f"wrote {MODELS / 'tile_detector.onnx'} and {MODELS / 'tile_classifier.onnx'}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="stage", required=True)
+    d = sub.add_parser("detector", help="train the face-up/face-down detector (ultralytics)")
+    d.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
+    d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
+                   help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
+    d.add_argument("--hours", type=float, default=1.2, help="wall-clock budget (overrides --epochs)")
+    d.add_argument("--epochs", type=int, default=30)
+    d.add_argument("--imgsz", type=int, default=512)
+    d.add_argument("--batch", type=int, default=16)
+    d.add_argument("--workers", type=int, default=2)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--resume", action="store_true")
+    d.set_defaults(func=train_detector)
+    c = sub.add_parser("classifier", help="train the crop classifier (36 tiles + not-a-tile, torch)")
+    c.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
+    c.add_argument("--minutes", type=float, default=45.0, help="wall-clock budget for the optimisation")
+    c.add_argument("--threads", type=int, default=1)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
+    c.add_argument("--out", default=str(RUNS / "classifier"))
+    c.set_defaults(func=lambda a: __import__("datasets.classifier_train", fromlist=["x"]).train(a))
+    e = sub.add_parser("export", help="export both best checkpoints to ONNX in models/")
+    e.set_defaults(func=export)
+    a = ap.parse_args(argv)
+    a.func(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

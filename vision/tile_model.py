@@ -1,0 +1,274 @@
+"""Find tiles in a camera frame and read their faces, with onnxruntime only.
+
+Two models (see models/README.md): a detector that boxes every tile and says face up or face down, and a crop
+classifier over the 36 tile kinds plus "not a tile" that reads each face-up box. The classifier also gives an
+embedding; a user's enrolled set (``mahj enroll``) stores prototypes of its own tiles in that space, and a model
+loaded from the set's folder reads with them.
+
+Sessions and input buffers are made once per ``TileModel``; ``detect`` runs the classifier once per frame over
+all face-up crops.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from engine.tiles import TILES
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DETECTOR_FILE = "tile_detector.onnx"
+CLASSIFIER_FILE = "tile_classifier.onnx"
+SET_FILE = "set.json"
+PROTOTYPES_FILE = "prototypes.npz"
+
+#: Classifier input: square BGR crops of this size, cut at CROP_MARGIN x the box's long side.
+CLASSIFIER_SIZE = 48
+CROP_MARGIN = 1.15
+#: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
+NOT_A_TILE = len(TILES)
+CLASSES: tuple[str, ...] = TILES + ("none",)
+FACES = ("up", "down")
+_PAD_VALUE = 114  # the letterbox grey the detector was trained with
+
+
+class TileModelError(RuntimeError):
+    """A model folder or file that cannot be used; the message names the path."""
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One tile in a frame. ``tile`` is set for face-up tiles the classifier could read, else None."""
+
+    box: tuple[float, float, float, float]
+    face: str
+    tile: str | None
+    score: float
+    tile_score: float | None = None
+
+    def to_json(self) -> dict:
+        return {"box": [round(v, 1) for v in self.box], "face": self.face, "tile": self.tile,
+                "score": round(self.score, 4),
+                "tile_score": None if self.tile_score is None else round(self.tile_score, 4)}
+
+
+def crop_square(img: np.ndarray, box: tuple[float, float, float, float], size: int = CLASSIFIER_SIZE,
+                extra: float = 1.0, out: np.ndarray | None = None) -> np.ndarray:
+    """The square around ``box`` (CROP_MARGIN x its long side, times ``extra``) resized to size x size.
+
+    A square keeps rotated discards whole whatever their angle; edges outside the frame repeat the border.
+    """
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1, 1.0) * CROP_MARGIN * extra
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = size / side
+    m = np.array([[s, 0, size / 2 - cx * s], [0, s, size / 2 - cy * s]], np.float32)
+    return cv2.warpAffine(img, m, (size, size), dst=out, flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def sets_dir() -> Path:
+    """Where enrolled sets live: $XDG_DATA_HOME/mahj/sets (default ~/.local/share/mahj/sets)."""
+    import os
+
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "mahj" / "sets"
+
+
+class Prototypes:
+    """An enrolled set: L2-normalised embeddings of the user's own tiles, each with its code."""
+
+    def __init__(self, embeddings: np.ndarray, codes: list[str], min_similarity: float = 0.5) -> None:
+        self.embeddings = embeddings.astype(np.float32)
+        self.codes = np.array(codes)
+        self.min_similarity = min_similarity
+
+    @classmethod
+    def load(cls, folder: Path) -> Prototypes:
+        path = folder / PROTOTYPES_FILE
+        try:
+            z = np.load(path)
+            meta = json.loads((folder / SET_FILE).read_text())
+        except (OSError, ValueError, KeyError) as exc:
+            raise TileModelError(f"{folder}: not a usable enrolled set ({exc})") from exc
+        return cls(z["embeddings"], [str(c) for c in z["codes"]], float(meta.get("min_similarity", 0.5)))
+
+    def save(self, folder: Path, meta: dict) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.savez(folder / PROTOTYPES_FILE, embeddings=self.embeddings, codes=self.codes)
+        (folder / SET_FILE).write_text(json.dumps(meta | {"min_similarity": self.min_similarity}, indent=2) + "\n")
+
+    def match(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest prototype for each embedding: (codes, cosine similarities)."""
+        sim = emb @ self.embeddings.T
+        best = sim.argmax(axis=1)
+        return self.codes[best], sim[np.arange(len(emb)), best]
+
+
+class TileModel:
+    """The detector + classifier pair (and optionally an enrolled set), ready to run on frames."""
+
+    def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
+                 conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35) -> None:
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self._det = ort.InferenceSession(str(detector), opts, providers=["CPUExecutionProvider"])
+            self._cls = ort.InferenceSession(str(classifier), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
+            raise TileModelError(f"cannot load tile models {detector}, {classifier}: {exc}") from exc
+        inp = self._det.get_inputs()[0]
+        self._det_name = inp.name
+        self.input_h, self.input_w = int(inp.shape[2]), int(inp.shape[3])
+        self._det_buf = np.empty((1, 3, self.input_h, self.input_w), np.float32)
+        self._letterbox = np.empty((self.input_h, self.input_w, 3), np.uint8)
+        self._cls_name = self._cls.get_inputs()[0].name
+        self._crops = np.empty((64, CLASSIFIER_SIZE, CLASSIFIER_SIZE, 3), np.uint8)
+        self.prototypes = prototypes
+        self.conf, self.iou, self.up_conf = conf, iou, up_conf
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, threads: int = 2) -> TileModel:
+        """The shipped models (``None``), a folder holding both ONNX files, or an enrolled set's folder.
+
+        An enrolled set's folder holds ``set.json`` + ``prototypes.npz``; its ONNX files are the shipped ones
+        unless the folder has its own.
+        """
+        folder = MODELS_DIR if path is None else Path(path).expanduser()
+        if not folder.is_dir():
+            raise TileModelError(f"{folder}: no such model folder")
+        protos = Prototypes.load(folder) if (folder / SET_FILE).exists() else None
+        det = folder / DETECTOR_FILE if (folder / DETECTOR_FILE).exists() else MODELS_DIR / DETECTOR_FILE
+        clf = folder / CLASSIFIER_FILE if (folder / CLASSIFIER_FILE).exists() else MODELS_DIR / CLASSIFIER_FILE
+        for p in (det, clf):
+            if not p.exists():
+                raise TileModelError(f"{p}: model file missing (train and export it: see datasets/train.py)")
+        return cls(det, clf, protos, threads=threads)
+
+    # ------------------------------------------------------------------------------------------------ detector
+    def _prepare(self, frame: np.ndarray) -> tuple[float, float, float]:
+        h, w = frame.shape[:2]
+        r = min(self.input_w / w, self.input_h / h)
+        nw, nh = round(w * r), round(h * r)
+        px, py = (self.input_w - nw) / 2, (self.input_h - nh) / 2
+        lb = self._letterbox
+        lb[:] = _PAD_VALUE
+        x0, y0 = int(round(px - 0.1)), int(round(py - 0.1))
+        lb[y0:y0 + nh, x0:x0 + nw] = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+        # HWC BGR uint8 -> NCHW RGB float 0..1 (ultralytics trains on RGB)
+        np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=self._det_buf[0], casting="unsafe")
+        return r, x0, y0
+
+    def _boxes(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(boxes xyxy in frame px, face class ids, scores) after NMS."""
+        r, x0, y0 = self._prepare(frame)
+        out = self._det.run(None, {self._det_name: self._det_buf})[0][0]  # (4 + 2, N)
+        scores_all = out[4:]
+        cls = scores_all.argmax(axis=0)
+        scores = scores_all[cls, np.arange(out.shape[1])]
+        keep = scores >= min(self.conf, self.up_conf)
+        cxcywh, cls, scores = out[:4, keep].T, cls[keep], scores[keep]
+        keep = scores >= np.where(cls == 0, self.up_conf, self.conf)
+        cxcywh, cls, scores = cxcywh[keep], cls[keep], scores[keep]
+        if not len(scores):
+            return np.zeros((0, 4), np.float32), cls, scores
+        xywh = np.column_stack([cxcywh[:, 0] - cxcywh[:, 2] / 2, cxcywh[:, 1] - cxcywh[:, 3] / 2,
+                                cxcywh[:, 2], cxcywh[:, 3]])
+        idx = np.array(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, self.iou), int).reshape(-1)[:300]
+        b = xywh[idx]
+        h, w = frame.shape[:2]
+        boxes = np.column_stack([(b[:, 0] - x0) / r, (b[:, 1] - y0) / r, (b[:, 0] + b[:, 2] - x0) / r,
+                                 (b[:, 1] + b[:, 3] - y0) / r])
+        boxes = np.clip(boxes, 0, [w, h, w, h])
+        return boxes, cls[idx], scores[idx]
+
+    # ---------------------------------------------------------------------------------------------- classifier
+    def _run_classifier(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32)
+        probs, emb = self._cls.run(None, {self._cls_name: x})
+        return probs, emb
+
+    def _read(self, probs: np.ndarray, emb: np.ndarray) -> list[tuple[str, float]]:
+        best = probs.argmax(axis=1)
+        score = probs[np.arange(len(best)), best]
+        codes = [CLASSES[i] for i in best]
+        if self.prototypes is not None:
+            pc, sim = self.prototypes.match(emb)
+            for i in range(len(codes)):
+                # The enrolled set decides the kind; the base model still vetoes "not a tile".
+                if codes[i] != "none" and sim[i] >= self.prototypes.min_similarity:
+                    codes[i], score[i] = str(pc[i]), float(sim[i])
+        return list(zip(codes, (float(s) for s in score), strict=True))
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """Read square BGR crops (any size; resized to the classifier's input) in one batch.
+
+        Returns (code or "none", score) for each crop.
+        """
+        if not crops:
+            return []
+        batch = self._crop_buffer(len(crops))
+        for i, c in enumerate(crops):
+            if c.shape[:2] == (CLASSIFIER_SIZE, CLASSIFIER_SIZE):
+                batch[i] = c
+            else:
+                cv2.resize(c, (CLASSIFIER_SIZE, CLASSIFIER_SIZE), dst=batch[i], interpolation=cv2.INTER_AREA)
+        return self._read(*self._run_classifier(batch))
+
+    def embed(self, crops: np.ndarray) -> np.ndarray:
+        """L2-normalised embeddings of CLASSIFIER_SIZE square crops (N, S, S, 3): what enrolment stores."""
+        return self._run_classifier(crops)[1]
+
+    def _crop_buffer(self, n: int) -> np.ndarray:
+        if n > len(self._crops):
+            self._crops = np.empty((n, CLASSIFIER_SIZE, CLASSIFIER_SIZE, 3), np.uint8)
+        return self._crops[:n]
+
+    def crops_for(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        batch = self._crop_buffer(len(boxes))
+        for i, b in enumerate(boxes):
+            crop_square(frame, tuple(b), out=batch[i])
+        return batch
+
+    # ---------------------------------------------------------------------------------------------------- both
+    def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
+        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads."""
+        if frame_bgr is None or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+            raise ValueError("detect() needs an H x W x 3 BGR image")
+        boxes, cls, scores = self._boxes(frame_bgr)
+        up = np.nonzero(cls == 0)[0]
+        reads: dict[int, tuple[str, float]] = {}
+        if len(up):
+            crops = self.crops_for(frame_bgr, boxes[up])
+            reads = dict(zip(up.tolist(), self._read(*self._run_classifier(crops)), strict=True))
+        out = []
+        for i in range(len(boxes)):
+            box = tuple(float(v) for v in boxes[i])
+            if cls[i] == 0:
+                code, s = reads[i]
+                out.append(Detection(box, "up", None if code == "none" else code, float(scores[i]), s))
+            else:
+                out.append(Detection(box, "down", None, float(scores[i]), None))
+        return out
+
+
+def draw_overlay(frame: np.ndarray, detections: list[Detection]) -> np.ndarray:
+    """A copy of the frame with each box and its code drawn large enough to check at a glance."""
+    img = frame.copy()
+    for d in detections:
+        x1, y1, x2, y2 = (int(round(v)) for v in d.box)
+        colour = (0, 200, 0) if d.face == "up" and d.tile else (0, 140, 255) if d.face == "up" else (200, 0, 200)
+        cv2.rectangle(img, (x1, y1), (x2, y2), colour, 2)
+        label = d.tile if d.face == "up" else "down"
+        if label:
+            (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+            cv2.rectangle(img, (x1, y1 - th - 4), (x1 + tw + 2, y1), colour, -1)
+            cv2.putText(img, label, (x1 + 1, y1 - 3), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    return img
