@@ -66,8 +66,8 @@ def test_double_wind_pair_is_a_preset_field():
     sit = Situation(tsumo=False, seat_wind=27, round_wind=27)
     as_two = score(counts, (), 1, 0, sit, replace(REFERENCE, double_wind_pair_fu=2))
     as_four = score(counts, (), 1, 0, sit, REFERENCE)
-    assert (2, "pair of own wind that is also the round wind") in as_two.fu_parts
-    assert (4, "pair of own wind that is also the round wind") in as_four.fu_parts
+    assert (2, "pair of own wind that is also the round wind") in as_two.fu_details()
+    assert (4, "pair of own wind that is also the round wind") in as_four.fu_details()
 
 
 def test_winning_and_concealed_ron():

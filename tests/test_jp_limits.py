@@ -103,3 +103,11 @@ def test_optional_limit_hands():
     four = "123123123123m55z"
     assert "suushun" not in yaku(jp(four, "5z", riichi=True))
     assert limits(jp(four, "5z", custom={"four_identical_chows": True})) == {"suushun": 1}
+
+
+def test_a_limit_hand_beats_counted_han_worth_the_same():
+    # four concealed pungs (one a concealed kong), or 14 han of chows and patterns: both 8000 basic points;
+    # the limit hand is the one a player declares
+    result = jp("02223334445s", "2s", tsumo=True, riichi=True, dora_indicators="3s", rules="tenhou",
+                melds=(("ankan", "6666s"),))
+    assert limits(result) == {"suuankou": 1}

@@ -14,7 +14,7 @@ GOOD = {"hand": "123m456p789s22255s", "win": "2s", "tsumo": True, "seat_wind": "
 
 def test_mpsz_round_trip_and_red_fives():
     kinds, red = parse_mpsz("123m406p789s1122z")
-    assert kinds[:6] == [0, 1, 2, 12, 13, 14] and red == 1 and kinds[-1] == 28
+    assert kinds[:6] == (0, 1, 2, 12, 13, 14) and red == 1 and kinds[-1] == 28
     assert to_mpsz(kinds, red) == "123m406p789s1122z"
     assert american_code(0) == "1C" and american_code(13) == "5D" and american_code(22) == "5B"
     assert american_code(27) == "E" and american_code(31) == "WD"

@@ -42,62 +42,64 @@ def _suit_splits(counts: tuple[int, ...], want_pair: bool) -> tuple[tuple[tuple[
     return tuple(out)
 
 
-@cache
-def _shifted(counts: tuple[int, ...], base: int) -> tuple[Split, ...]:
-    """The splits of one suit with kinds moved to the suit's place (``base`` = 0, 9 or 18)."""
-    want_pair = sum(counts) % 3 == 2
+_SUIT_TABLES: tuple[dict, dict, dict] = ({}, {}, {})
+_HONOUR_TABLE: dict[tuple[int, ...], tuple[tuple[int, ...], int] | None] = {}
+
+
+def _suit_entry(counts: tuple[int, ...], base: int) -> tuple[tuple[Split, ...], bool]:
+    """The splits of one suit with kinds moved to the suit's place (``base`` = 0, 9 or 18), and whether the
+    suit holds the pair (it does when its size is 2 mod 3; size 1 mod 3 has no split; an empty suit has none
+    to add)."""
+    n = sum(counts)
+    want_pair = n % 3 == 2
+    splits = () if n % 3 == 1 or not n else _suit_splits(counts, want_pair)
     shift = base * 2
-    return tuple(
-        (tuple(s + shift for s in sets), pair + base if pair >= 0 else -1)
-        for sets, pair in _suit_splits(counts, want_pair)
-    )
+    return tuple((tuple(s + shift for s in sets), pair + base if pair >= 0 else -1) for sets, pair in splits), \
+        want_pair
+
+
+def _honour_entry(counts: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
+    """Honours split one way (pungs and at most one pair) or not at all."""
+    sets = tuple((27 + i) * 2 + 1 for i, c in enumerate(counts) if c == 3)
+    pairs = [27 + i for i, c in enumerate(counts) if c == 2]
+    if len(pairs) > 1 or any(c in (1, 4) for c in counts):
+        return None
+    return sets, pairs[0] if pairs else -1
 
 
 def standard_splits(counts: list[int]) -> list[Split]:
     """Every reading of 34 concealed counts as sets plus exactly one pair; [] when there is none.
 
-    The caller has already checked the tile total (3 per missing set + 2); a suit whose size is 1 mod 3, or
-    two suits that both need the pair, can never split, so those are rejected before any lookup.
+    The caller has already checked the tile total (3 per missing set + 2). Each suit's (and the honours')
+    counts are looked up in tables filled on first sight, so a hand costs four dict lookups and the product.
     """
-    groups: list[tuple[Split, ...]] = []
     pairs = 0
-    for base in (0, 9, 18):
-        part = tuple(counts[base:base + 9])
-        n = sum(part)
-        if not n:
-            continue
-        r = n % 3
-        if r == 1:
-            return []
-        if r == 2:
-            pairs += 1
-        splits = _shifted(part, base)
-        if not splits:
-            return []
-        groups.append(splits)
-    honour_sets: list[int] = []
-    honour_pair = -1
-    for k in range(27, 34):
-        c = counts[k]
-        if c == 3:
-            honour_sets.append(k * 2 + 1)
-        elif c == 2:
-            if honour_pair >= 0:
-                return []
-            honour_pair = k
-            pairs += 1
-        elif c:
-            return []
-    if pairs != 1:
+    part = tuple(counts[27:])
+    honours = _HONOUR_TABLE.get(part, False)
+    if honours is False:
+        honours = _HONOUR_TABLE[part] = _honour_entry(part)
+    if honours is None:
         return []
-    readings: list[Split] = [(tuple(honour_sets), honour_pair)]
-    for splits in groups:
+    if honours[1] >= 0:
+        pairs = 1
+    readings: list[Split] = [honours]
+    for table, base in zip(_SUIT_TABLES, (0, 9, 18), strict=True):
+        part = tuple(counts[base:base + 9])
+        entry = table.get(part)
+        if entry is None:
+            entry = table[part] = _suit_entry(part, base)
+        splits, has_pair = entry
+        if not splits:
+            if any(part):
+                return []
+            continue
+        pairs += has_pair
         if len(splits) == 1:
             sets, pair = splits[0]
             readings = [(have + sets, pair if pair >= 0 else p) for have, p in readings]
         else:
             readings = [(have + sets, pair if pair >= 0 else p) for have, p in readings for sets, pair in splits]
-    return readings
+    return readings if pairs == 1 else []
 
 
 def is_seven_pairs(counts: list[int]) -> bool:

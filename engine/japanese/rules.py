@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 
 #: Han of the patterns that depend on whether the hand is concealed: name -> (open, concealed).
@@ -28,6 +29,9 @@ _REFERENCE_HAN: dict[str, tuple[int, int]] = {
 _TENHOU_HAN: dict[str, tuple[int, int]] = _REFERENCE_HAN | {
     "double_riichi": (0, 2), "ippatsu": (0, 1), "ryanpeikou": (0, 3), "shousangen": (2, 2), "honroutou": (2, 2),
 }
+
+
+_YAKUHAI_KEYS = ("yakuhai_white", "yakuhai_green", "yakuhai_red", "seat_wind", "round_wind")
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,19 @@ class Rules:
 
     def han_of(self, pattern: str, concealed: bool) -> int:
         """The han a pattern is worth in this ruleset (0 = does not count)."""
-        pair = self.han.get(pattern, (0, 0))
-        return pair[1] if concealed else pair[0]
+        return self.han_table(concealed).get(pattern, 0)
+
+    def han_table(self, concealed: bool) -> dict[str, int]:
+        """pattern -> han for a concealed or an open hand, built once per ruleset (the scorer's hot path)."""
+        return self._han_tables[concealed]
+
+    @cached_property
+    def _han_tables(self) -> tuple[dict[str, int], dict[str, int]]:
+        tables = ({k: v[0] for k, v in self.han.items() if v[0]}, {k: v[1] for k, v in self.han.items() if v[1]})
+        for table in tables:  # each dragon and wind pung is a yakuhai entry of its own in the answer
+            if "yakuhai" in table:
+                table.update(dict.fromkeys(_YAKUHAI_KEYS, table["yakuhai"]))
+        return tables
 
 
 REFERENCE = Rules(name="reference", han=MappingProxyType(_REFERENCE_HAN))

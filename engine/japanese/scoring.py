@@ -4,7 +4,7 @@ The input is already checked (:mod:`engine.japanese.request` does that): conceal
 winning tile, the declared melds, and how the hand went out. A *reading* is one way to split the concealed
 tiles into sets and a pair together with one place for the winning tile in them (pair, pung or a position in
 a chow); the rules let the winner pick the reading that pays best, so all are scored and the highest basic
-points win (then more han, then more fu).
+points win (then a true limit hand over counted han, then more han, then more fu).
 
 Patterns are named by stable keys (``YAKU_NAMES`` gives the English of the rules text for each), and the
 han of every pattern comes from the :class:`~engine.japanese.rules.Rules`, never from constants here.
@@ -13,6 +13,9 @@ han of every pattern comes from the :class:`~engine.japanese.rules.Rules`, never
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import compress
+from typing import NamedTuple
 
 from engine.japanese.decompose import is_seven_pairs, is_thirteen_orphans, standard_splits
 from engine.japanese.points import LIMIT, basic_points, limit_name
@@ -20,10 +23,10 @@ from engine.japanese.rules import Rules
 from engine.japanese.tiles import (
     GREEN_KINDS,
     IS_TERMINAL_OR_HONOUR,
+    KIND_NAMES,
     TERMINALS_AND_HONOURS,
     WHITE,
     dora_after,
-    to_mpsz,
 )
 
 YAKU_NAMES: dict[str, str] = {
@@ -92,32 +95,37 @@ FU_REASONS: dict[str, str] = {
     "penchan": "out on a one-chance chow (edge)",
     "tanki": "out on a pair",
     "seven_pairs": "seven pairs (fixed)",
+    "pair_dragons": "pair of dragons",
+    "pair_double_wind": "pair of own wind that is also the round wind",
+    "pair_seat_wind": "pair of own wind",
+    "pair_round_wind": "pair of the round wind",
 }
+#: Reason keys of sets: (concealed, kong) -> words.
+_SET_KEYS = {(False, False): "melded pung", (True, False): "concealed pung", (False, True): "melded kong",
+             (True, True): "concealed kong"}
 
 
-@dataclass(frozen=True, slots=True)
-class Meld:
-    """A declared set: ``kind`` is chi, pon, minkan, ankan or kakan; ``first`` its lowest tile kind."""
+@lru_cache(maxsize=512)
+def fu_reason(key: str, kind: int) -> str:
+    """Words for a fu part: a fixed reason, or a set ("concealed pung of terminals (9p)")."""
+    if key in FU_REASONS:
+        return FU_REASONS[key]
+    th = IS_TERMINAL_OR_HONOUR[kind]
+    what = "simples" if not th else "terminals" if kind < 27 else "winds" if kind < WHITE else "dragons"
+    return f"{key} of {what} ({KIND_NAMES[kind]})"
+
+
+class Meld(NamedTuple):
+    """A declared set: ``kind`` is chi, pon, minkan, ankan or kakan; ``first`` its lowest tile kind.
+
+    Meld, Situation: named tuples because one is built per request and tuples build fastest.
+    """
 
     kind: str
     first: int
 
-    @property
-    def code(self) -> int:
-        """The set as an int (see :mod:`engine.japanese.decompose`): chow ``first*2``, pung/kong ``+1``."""
-        return self.first * 2 + (self.kind != "chi")
 
-    @property
-    def kong(self) -> bool:
-        return self.kind in ("minkan", "ankan", "kakan")
-
-    @property
-    def concealed(self) -> bool:
-        return self.kind == "ankan"
-
-
-@dataclass(frozen=True, slots=True)
-class Situation:
+class Situation(NamedTuple):
     """How the hand went out. Winds are tile kinds (27..30); ``dealer`` is seat wind East."""
 
     tsumo: bool
@@ -152,16 +160,21 @@ class Score:
     fu: int = 0
     basic: int = 0
     limit_name: str | None = None
+    limits: int = 0  # how many limits (400 % each) a limit hand counts; 0 for a hand scored by han and fu
     yaku: list[tuple[str, int, int]] = field(default_factory=list)  # (key, han, limits)
-    fu_parts: list[tuple[int, str]] = field(default_factory=list)  # (fu, reason text)
+    fu_parts: list[tuple[int, str, int]] = field(default_factory=list)  # (fu, reason key, tile kind or -1)
+
+    def fu_details(self) -> list[tuple[int, str]]:
+        """The fu parts with their reasons in words (made only for the answer, not while comparing readings)."""
+        return [(fu, fu_reason(key, kind)) for fu, key, kind in self.fu_parts]
 
 
 class _Hand:
     """Facts about the whole hand that do not depend on the reading, computed once per score."""
 
     __slots__ = (
-        "counts", "melds", "win", "sit", "rules", "menzen", "all_counts", "kinds", "simples", "all_th",
-        "honours", "suits", "green", "extra", "situational_limits",
+        "counts", "melds", "melded", "win", "sit", "rules", "han", "menzen", "all_counts", "simples", "all_th",
+        "honours", "suits", "green", "extra", "extra_has_yaku", "situational_limits",
     )
 
     def __init__(self, counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: Situation,
@@ -171,65 +184,71 @@ class _Hand:
         self.win = win
         self.sit = sit
         self.rules = rules
-        self.menzen = all(m.kind == "ankan" for m in melds)
         allc = counts[:]
+        melded = []
+        menzen = True
         for m in melds:
-            if m.kind == "chi":
+            kind = m.kind
+            if kind == "chi":
                 allc[m.first] += 1
                 allc[m.first + 1] += 1
                 allc[m.first + 2] += 1
+                melded.append((m.first * 2, False, False))
+                menzen = False
             else:
-                allc[m.first] += 4 if m.kind != "pon" else 3
+                allc[m.first] += 3 if kind == "pon" else 4
+                melded.append((m.first * 2 + 1, kind == "ankan", kind != "pon"))
+                menzen = menzen and kind == "ankan"
+        self.melded = melded
+        self.menzen = menzen
+        self.han = rules.han_table(menzen)
         self.all_counts = allc
-        kinds = [k for k in range(34) if allc[k]]
-        self.kinds = kinds
-        self.simples = not any(IS_TERMINAL_OR_HONOUR[k] for k in kinds)
-        self.all_th = all(IS_TERMINAL_OR_HONOUR[k] for k in kinds)
+        kinds = list(compress(range(34), allc))
+        self.simples = _TH_SET.isdisjoint(kinds)
+        self.all_th = _TH_SET.issuperset(kinds)
         self.honours = kinds[-1] >= 27
-        self.suits = {k // 9 for k in kinds if k < 27}
-        self.green = all(k in GREEN_KINDS for k in kinds)
+        self.suits = [s for s in (0, 9, 18) if any(allc[s:s + 9])]
+        self.green = GREEN_KINDS.issuperset(kinds)
         self.extra = self._extras(red)
+        self.extra_has_yaku = any(limits == 0 for _, _, limits in self.extra)
         self.situational_limits = self._situational_limits()
 
     def _extras(self, red: int) -> list[tuple[str, int, int]]:
         """Han that every reading shares: the ways of going out and dora (dora alone is no yaku)."""
-        sit, rules, menzen = self.sit, self.rules, self.menzen
-        out: list[tuple[str, int, int]] = []
-
-        def add(key: str) -> None:
-            han = rules.han_of(key, menzen)
-            if han:
-                out.append((key, han, 0))
-
+        sit, rules, han = self.sit, self.rules, self.han
+        keys = []
         if sit.double_riichi:
             if not rules.double_riichi_replaces_riichi:
-                add("riichi")
-            add("double_riichi")
+                keys.append("riichi")
+            keys.append("double_riichi")
         elif sit.riichi:
-            add("riichi")
+            keys.append("riichi")
         if sit.ippatsu:
-            add("ippatsu")
-        if sit.tsumo and menzen:
-            add("menzen_tsumo")
-        for key in ("haitei", "houtei", "rinshan", "chankan"):
-            if getattr(sit, key):
-                add(key)
-        if self.simples and (menzen or rules.open_tanyao):
-            add("tanyao")
+            keys.append("ippatsu")
+        if sit.tsumo and self.menzen:
+            keys.append("menzen_tsumo")
+        if sit.haitei or sit.houtei or sit.rinshan or sit.chankan:
+            keys += [k for k, on in zip(_LAST_TILE_KEYS, (sit.haitei, sit.houtei, sit.rinshan, sit.chankan),
+                                         strict=True) if on]
+        if self.simples and (self.menzen or rules.open_tanyao):
+            keys.append("tanyao")
         if len(self.suits) == 1:
-            add("honitsu" if self.honours else "chinitsu")
+            keys.append("honitsu" if self.honours else "chinitsu")
         if self.all_th:
-            add("honroutou")
+            keys.append("honroutou")
+        out = [(k, han[k], 0) for k in keys if k in han]
         allc = self.all_counts
-        indicators = sit.dora_indicators if rules.kan_dora else sit.dora_indicators[:1]
-        dora = sum(allc[dora_after(i)] for i in indicators)
+        dora = 0
+        for i in sit.dora_indicators if rules.kan_dora else sit.dora_indicators[:1]:
+            dora += allc[DORA_OF[i]]
         if dora:
             out.append(("dora", dora, -1))
         if red and rules.red_fives:
             out.append(("aka_dora", red, -1))
-        if sit.riichi or sit.double_riichi:
-            ura_ind = sit.ura_indicators if rules.kan_ura_dora else sit.ura_indicators[:1]
-            ura = sum(allc[dora_after(i)] for i in ura_ind) if rules.ura_dora else 0
+        if (sit.riichi or sit.double_riichi) and rules.ura_dora:
+            ura = 0
+            for i in sit.ura_indicators if rules.kan_ura_dora else sit.ura_indicators[:1]:
+                ura += allc[DORA_OF[i]]
             if ura:
                 out.append(("ura_dora", ura, -1))
         return out
@@ -237,7 +256,9 @@ class _Hand:
     def _situational_limits(self) -> list[tuple[str, int]]:
         """Limit hands earned by when the hand went out (checked by the request: who, tsumo or ron)."""
         sit, rules = self.sit, self.rules
-        out = []
+        out: list[tuple[str, int]] = []
+        if not (sit.tenhou or sit.chiihou or sit.renhou or sit.first_turn):
+            return out
         if sit.tenhou or (sit.first_turn and sit.dealer and sit.tsumo):
             out.append(("tenhou", 1))
         elif rules.earthly_hand == "first_self_draw" and (sit.chiihou or (sit.first_turn and sit.tsumo)):
@@ -260,7 +281,7 @@ class _Hand:
         elif self.all_th and not self.honours:
             out.append(("chinroutou", 1))
         if not self.melds and len(self.suits) == 1 and not self.honours:
-            base = next(iter(self.suits)) * 9
+            base = self.suits[0]
             c = self.counts[base:base + 9]
             if c[0] >= 3 and c[8] >= 3 and all(c[1:8]):
                 c[self.win - base] -= 1
@@ -281,194 +302,195 @@ def _limit_score(hand: _Hand, limits: list[tuple[str, int]]) -> Score:
     limits = _limit_total(hand.rules, limits)
     multiple = sum(n for _, n in limits)
     return Score(win=True, han=13 * multiple, fu=0, basic=4 * LIMIT * multiple, limit_name=limit_name(multiple),
-                 yaku=[(k, 13 * n, n) for k, n in limits])
+                 limits=multiple, yaku=[(k, 13 * n, n) for k, n in limits])
 
 
-def _wind_pair_fu(hand: _Hand, pair: int) -> tuple[int, str]:
-    """Fu of the pair and why (dragons, seat wind, round wind; both winds count per the ruleset)."""
-    sit = hand.sit
+def _pair_fu(hand: _Hand, pair: int) -> tuple[int, str]:
+    """Fu of the pair and its reason key (dragons, seat wind, round wind; a double wind per the ruleset)."""
+    if pair < 27:
+        return 0, ""
     if pair >= WHITE:
-        return 2, "pair of dragons"
-    seat, rnd = pair == sit.seat_wind, pair == sit.round_wind
+        return 2, "pair_dragons"
+    seat, rnd = pair == hand.sit.seat_wind, pair == hand.sit.round_wind
     if seat and rnd:
-        return hand.rules.double_wind_pair_fu, "pair of own wind that is also the round wind"
+        return hand.rules.double_wind_pair_fu, "pair_double_wind"
     if seat:
-        return 2, "pair of own wind"
+        return 2, "pair_seat_wind"
     if rnd:
-        return 2, "pair of the round wind"
+        return 2, "pair_round_wind"
     return 0, ""
 
 
-def _set_fu(kind: int, concealed: bool, kong: bool) -> tuple[int, str]:
-    """Pung of simples 2 fu, doubled for terminals/honours, doubled if concealed, x4 for a kong."""
-    th = IS_TERMINAL_OR_HONOUR[kind]
-    fu = 2 << (th + concealed + 2 * kong)
-    what = "simples" if not th else "terminals" if kind < 27 else "winds" if kind < WHITE else "dragons"
-    return fu, f"{'concealed' if concealed else 'melded'} {'kong' if kong else 'pung'} of {what} ({to_mpsz([kind])})"
+def _score_standard(hand: _Hand, sets: tuple[int, ...], pair: int, wait: str, ron_pung: int,
+                    shape_limits: list[tuple[str, int]]) -> Score:
+    """Fu and han of one reading: the concealed ``sets`` (codes) plus the melds, the pair and the wait.
 
-
-def _score_standard(hand: _Hand, sets: list[tuple[int, bool, bool]], pair: int, wait: str,
-                    all_limits: list[tuple[str, int]]) -> Score:
-    """Fu and han of one reading. ``sets``: (code, concealed for fu/triplet purposes, kong) x 4."""
+    ``ron_pung`` is the code of the concealed pung a discard completed (it counts as melded), or -1.
+    One pass over the sets gathers what both fu and the patterns need; limit hands end the scoring early.
+    """
     rules, sit, menzen = hand.rules, hand.sit, hand.menzen
-    chows = sorted(code >> 1 for code, _, _ in sets if not code & 1)
-    pungs = [(code >> 1, conc, kong) for code, conc, kong in sets if code & 1]
+    th = IS_TERMINAL_OR_HONOUR
+    chows: list[int] = []
+    pungs: list[int] = []
+    fu_parts: list[tuple[int, str, int]] = [(20, "win", -1)]
+    fu = 20
+    n_concealed = n_kongs = n_dragons = n_winds = 0
+    all_sets = [(c, c != ron_pung, False) for c in sets]
+    if hand.melded:
+        all_sets += hand.melded
+    for code, conc, kong in all_sets:
+        k = code >> 1
+        if not code & 1:
+            chows.append(k)
+            continue
+        pungs.append(k)
+        set_fu = 2 << (th[k] + conc + 2 * kong)
+        fu += set_fu
+        fu_parts.append((set_fu, _SET_KEYS[conc, kong], k))
+        n_concealed += conc
+        n_kongs += kong
+        if k >= WHITE:
+            n_dragons += 1
+        elif k >= 27:
+            n_winds += 1
 
     # --- limit hands that need this reading ------------------------------------------------------------
-    limits = list(all_limits)
-    concealed_pungs = sum(1 for _, conc, _ in pungs if conc)
-    if concealed_pungs == 4:
-        limits.append(("suuankou_tanki", 1) if wait == "tanki" else ("suuankou", 1))
-    dragons = sum(1 for k, _, _ in pungs if k >= WHITE)
-    winds = sum(1 for k, _, _ in pungs if 27 <= k < WHITE)
-    if dragons == 3:
-        limits.append(("daisangen", 1))
-    if winds == 4:
-        limits.append(("daisuushii", 1))
-    elif winds == 3 and 27 <= pair < WHITE:
-        limits.append(("shousuushii", 1))
-    kongs = sum(1 for _, _, kong in pungs if kong)
-    if kongs == 4:
-        limits.append(("suukantsu", 1))
-    if rules.four_identical_chows and len(chows) == 4 and chows[0] == chows[3]:
-        limits.append(("suushun", 1))
-    if limits:
-        return _limit_score(hand, limits)
+    if n_concealed == 4 or n_dragons == 3 or n_winds >= 3 or n_kongs == 4 or shape_limits or (
+            rules.four_identical_chows and len(chows) == 4):
+        limits = list(shape_limits)
+        if n_concealed == 4:
+            limits.append(("suuankou_tanki", 1) if wait == "tanki" else ("suuankou", 1))
+        if n_dragons == 3:
+            limits.append(("daisangen", 1))
+        if n_winds == 4:
+            limits.append(("daisuushii", 1))
+        elif n_winds == 3 and 27 <= pair < WHITE:
+            limits.append(("shousuushii", 1))
+        if n_kongs == 4:
+            limits.append(("suukantsu", 1))
+        if rules.four_identical_chows and len(chows) == 4 and min(chows) == max(chows):
+            limits.append(("suushun", 1))
+        if limits:
+            return _limit_score(hand, limits)
 
     # --- fu ---------------------------------------------------------------------------------------------
-    fu_parts: list[tuple[int, str]] = [(20, FU_REASONS["win"])]
-    for kind, conc, kong in pungs:
-        fu_parts.append(_set_fu(kind, conc, kong))
-    pair_fu, pair_why = _wind_pair_fu(hand, pair)
+    pair_fu, pair_key = _pair_fu(hand, pair)
     if pair_fu:
-        fu_parts.append((pair_fu, pair_why))
-    if wait in ("kanchan", "penchan", "tanki"):
-        fu_parts.append((2, FU_REASONS[wait]))
-    pinfu = menzen and not pungs and wait == "ryanmen" and not pair_fu and rules.han_of("pinfu", True)
+        fu += pair_fu
+        fu_parts.append((pair_fu, pair_key, pair))
+    if wait != "ryanmen" and wait != "shanpon":
+        fu += 2
+        fu_parts.append((2, wait, -1))
+    pinfu = menzen and not pungs and wait == "ryanmen" and not pair_fu and "pinfu" in hand.han
     if menzen and not sit.tsumo:
-        fu_parts.append((10, FU_REASONS["menzen_ron"]))
+        fu += 10
+        fu_parts.append((10, "menzen_ron", -1))
     if sit.tsumo and not pinfu:
-        fu_parts.append((2, FU_REASONS["tsumo"]))
-    raw = sum(f for f, _ in fu_parts)
-    if raw == 20 and not menzen:
-        fu_parts.append((rules.open_no_points_fu, FU_REASONS["open_no_points"]))
-        raw += rules.open_no_points_fu
-    fu = -(-raw // 10) * 10
+        fu += 2
+        fu_parts.append((2, "tsumo", -1))
+    if fu == 20 and not menzen:
+        fu += rules.open_no_points_fu
+        fu_parts.append((rules.open_no_points_fu, "open_no_points", -1))
+    fu = -(-fu // 10) * 10
 
-    # --- han --------------------------------------------------------------------------------------------
-    yaku = _reading_yaku(hand, chows, pungs, pair, pinfu)
-    return _finish(hand, yaku, fu, fu_parts)
-
-
-def _reading_yaku(hand: _Hand, chows: list[int], pungs: list[tuple[int, bool, bool]], pair: int,
-                  pinfu: bool) -> list[tuple[str, int, int]]:
-    """Han of the patterns that depend on how the hand is split into sets."""
-    rules, sit, menzen = hand.rules, hand.sit, hand.menzen
-    out: list[tuple[str, int, int]] = []
-
-    def add(key: str, han: int | None = None) -> None:
-        han = rules.han_of(key, menzen) if han is None else han
-        if han:
-            out.append((key, han, 0))
-
-    pung_kinds = [k for k, _, _ in pungs]
-    dragon_pungs = [k for k in pung_kinds if k >= WHITE]
-    little_dragons = len(dragon_pungs) == 2 and pair >= WHITE
-    if not (little_dragons and rules.shousangen_includes_dragons):
-        for k in dragon_pungs:
-            add(("yakuhai_white", "yakuhai_green", "yakuhai_red")[k - WHITE], rules.han_of("yakuhai", menzen))
-    if little_dragons:
-        add("shousangen")
-    if sit.seat_wind in pung_kinds:
-        add("seat_wind", rules.han_of("yakuhai", menzen))
-    if sit.round_wind in pung_kinds:
-        add("round_wind", rules.han_of("yakuhai", menzen))
+    # --- han of the patterns that depend on the split ----------------------------------------------------
+    han = hand.han
+    keys: list[str] = []
+    if n_dragons or n_winds:
+        little_dragons = n_dragons == 2 and pair >= WHITE
+        if little_dragons:
+            keys.append("shousangen")
+        if not (little_dragons and rules.shousangen_includes_dragons):
+            keys += [_DRAGON_KEYS[k - WHITE] for k in pungs if k >= WHITE]
+        if sit.seat_wind in pungs:
+            keys.append("seat_wind")
+        if sit.round_wind in pungs:
+            keys.append("round_wind")
     if pinfu:
-        add("pinfu")
-    if menzen and len(chows) >= 2:
-        _identical_chows(rules, chows, add)
-    if len(chows) >= 3:
-        starts = set(chows)
-        for r in range(7):
-            if r in starts and r + 9 in starts and r + 18 in starts:
-                add("sanshoku")
-                break
-        for base in (0, 9, 18):
-            if base in starts and base + 3 in starts and base + 6 in starts:
-                add("ittsu")
-                break
+        keys.append("pinfu")
+    if len(chows) >= 2:
+        if menzen and len(set(chows)) < len(chows):
+            keys.append(_identical_chows(han, chows))
+        if len(chows) >= 3:
+            starts = set(chows)
+            for r in range(7):
+                if r in starts and r + 9 in starts and r + 18 in starts:
+                    keys.append("sanshoku")
+                    break
+            for base in (0, 9, 18):
+                if base in starts and base + 3 in starts and base + 6 in starts:
+                    keys.append("ittsu")
+                    break
     if len(pungs) >= 3:
-        suited = {k for k in pung_kinds if k < 27}
-        if any(r in suited and r + 9 in suited and r + 18 in suited for r in range(9)):
-            add("sanshoku_doukou")
-        if sum(1 for _, conc, _ in pungs if conc) == 3:
-            add("sanankou")
-        if sum(1 for _, _, kong in pungs if kong) == 3:
-            add("sankantsu")
+        suited = {k for k in pungs if k < 27}
+        if len(suited) >= 3 and any(r in suited and r + 9 in suited and r + 18 in suited for r in range(9)):
+            keys.append("sanshoku_doukou")
+        if n_concealed == 3:
+            keys.append("sanankou")
+        if n_kongs == 3:
+            keys.append("sankantsu")
         if len(pungs) == 4:
-            add("toitoi")
-    if chows or not rules.chanta_needs_chow:
-        th = IS_TERMINAL_OR_HONOUR
-        if th[pair] and all(th[k] for k in pung_kinds) and all(c % 9 in (0, 6) for c in chows):
-            add("chanta" if hand.honours else "junchan")
-    return out
+            keys.append("toitoi")
+    if th[pair] and (chows or not rules.chanta_needs_chow):
+        if all(th[k] for k in pungs) and all(c % 9 == 0 or c % 9 == 6 for c in chows):
+            keys.append("chanta" if hand.honours else "junchan")
+    return _finish(hand, [(k, han[k], 0) for k in keys if k in han], fu, fu_parts)
 
 
-def _identical_chows(rules: Rules, chows: list[int], add) -> None:
+_DRAGON_KEYS = ("yakuhai_white", "yakuhai_green", "yakuhai_red")
+_LAST_TILE_KEYS = ("haitei", "houtei", "rinshan", "chankan")
+#: The kind each indicator makes dora, by indicator kind.
+DORA_OF: tuple[int, ...] = tuple(dora_after(i) for i in range(34))
+_TH_SET = frozenset(TERMINALS_AND_HONOURS)
+
+
+def _identical_chows(han: dict[str, int], chows: list[int]) -> str:
     """Two/three identical chows, or two pairs of them (ryanpeikou where the ruleset knows it)."""
     runs: dict[int, int] = {}
     for c in chows:
         runs[c] = runs.get(c, 0) + 1
-    most = max(runs.values())
-    pairs = sum(n // 2 for n in runs.values())
-    if most == 3 and rules.han_of("isshoku_sanjun", True):
-        add("isshoku_sanjun")
-    elif pairs == 2 and rules.han_of("ryanpeikou", True):
-        add("ryanpeikou")
-    elif pairs:
-        add("iipeikou")
+    if max(runs.values()) == 3 and "isshoku_sanjun" in han:
+        return "isshoku_sanjun"
+    if sum(n // 2 for n in runs.values()) == 2 and "ryanpeikou" in han:
+        return "ryanpeikou"
+    return "iipeikou"
 
 
-def _finish(hand: _Hand, yaku: list[tuple[str, int, int]], fu: int, fu_parts: list[tuple[int, str]]) -> Score:
+def _finish(hand: _Hand, yaku: list[tuple[str, int, int]], fu: int, fu_parts: list[tuple[int, str, int]]) -> Score:
     """Add the shared han, check there is a yaku (dora is none), and look up basic points."""
-    extra = hand.extra
-    if not yaku and all(limits < 0 for _, _, limits in extra):
-        return Score(win=False, reason="no yaku: the hand is a winning shape but no pattern scores")
-    yaku = yaku + extra
-    han = sum(h for _, h, _ in yaku)
+    if not yaku and not hand.extra_has_yaku:
+        return Score(False, "no yaku: the hand is a winning shape but no pattern scores")
+    yaku += hand.extra
+    han = 0
+    for _, h, _ in yaku:
+        han += h
     basic, name = basic_points(han, fu, hand.rules.counted_limit, hand.rules.kiriage)
-    return Score(win=True, han=han, fu=fu, basic=basic, limit_name=name, yaku=yaku, fu_parts=fu_parts)
+    return Score(True, None, han, fu, basic, name, 0, yaku, fu_parts)
 
 
-def _placements(hand: _Hand, sets: tuple[int, ...], pair: int):
-    """Each place the winning tile can take in a split: yields (sets with flags, wait kind)."""
-    win, tsumo = hand.win, hand.sit.tsumo
-    melded = [(m.code, m.concealed, m.kong) for m in hand.melds]
-    if pair == win:
-        yield [(c, bool(c & 1), False) for c in sets] + melded, "tanki"
-    seen = set()
-    for i, code in enumerate(sets):
-        if code in seen:
-            continue
+def _placements(win: int, sets: tuple[int, ...], pair: int, ron: bool) -> list[tuple[str, int]]:
+    """Each place the winning tile can take in a split, as (wait kind, code of a pung completed on a discard).
+
+    Two identical chows are one place; a chow takes the tile at its middle (closed wait), at an end that
+    leaves 1-2 or 8-9 (edge wait) or at an open end (two-sided).
+    """
+    out = [("tanki", -1)] if pair == win else []
+    for code in sets:
         k = code >> 1
         if code & 1:
-            if k != win:
-                continue
-            wait = "shanpon"
+            if k == win:
+                out.append(("shanpon", code if ron else -1))
         elif k <= win <= k + 2:
             pos = win - k
-            rank = k % 9
             if pos == 1:
                 wait = "kanchan"
-            elif (pos == 0 and rank == 6) or (pos == 2 and rank == 0):
+            elif (pos == 0 and k % 9 == 6) or (pos == 2 and k % 9 == 0):
                 wait = "penchan"
             else:
                 wait = "ryanmen"
-        else:
-            continue
-        seen.add(code)
-        flagged = [(c, bool(c & 1) and not (j == i and not tsumo), False) for j, c in enumerate(sets)]
-        yield flagged + melded, wait
+            if (wait, -1) not in out:
+                out.append((wait, -1))
+    return out
 
 
 def _seven_pairs(hand: _Hand, shape_limits: list[tuple[str, int]]) -> Score:
@@ -482,8 +504,8 @@ def _seven_pairs(hand: _Hand, shape_limits: list[tuple[str, int]]) -> Score:
                 limits.append(("daisharin", 1))
     if limits:
         return _limit_score(hand, limits)
-    yaku = [("chiitoitsu", rules.han_of("chiitoitsu", True), 0)]
-    return _finish(hand, yaku, 25, [(25, FU_REASONS["seven_pairs"])])
+    yaku = [("chiitoitsu", hand.han["chiitoitsu"], 0)] if "chiitoitsu" in hand.han else []
+    return _finish(hand, yaku, 25, [(25, "seven_pairs", -1)])
 
 
 def score(counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: Situation, rules: Rules) -> Score:
@@ -496,19 +518,21 @@ def score(counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: S
     best: Score | None = None
     no_yaku: Score | None = None
     candidates: list[Score] = []
+    ron = not sit.tsumo
     for sets, pair in standard_splits(counts):
-        for flagged, wait in _placements(hand, sets, pair):
-            candidates.append(_score_standard(hand, flagged, pair, wait, shape_limits))
+        for wait, ron_pung in _placements(win, sets, pair, ron):
+            candidates.append(_score_standard(hand, sets, pair, wait, ron_pung, shape_limits))
     if not melds:
         if is_seven_pairs(counts):
             candidates.append(_seven_pairs(hand, shape_limits))
-        elif is_thirteen_orphans(counts, TERMINALS_AND_HONOURS):
+        elif not candidates and is_thirteen_orphans(counts, TERMINALS_AND_HONOURS):
             name = "kokushi_13" if counts[win] == 2 else "kokushi"
             candidates.append(_limit_score(hand, hand.situational_limits + [(name, 1)]))
     for cand in candidates:
         if not cand.win:
             no_yaku = cand
-        elif best is None or (cand.basic, cand.han, cand.fu) > (best.basic, best.han, best.fu):
+        elif best is None or (cand.basic, cand.limits, cand.han, cand.fu) > (best.basic, best.limits, best.han,
+                                                                               best.fu):
             best = cand
     if best is not None:
         return best
@@ -516,4 +540,3 @@ def score(counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: S
         return no_yaku
     return Score(win=False, reason="not a winning shape: the tiles do not form four sets and a pair, "
                                    "seven pairs or thirteen orphans")
-

@@ -13,6 +13,9 @@ jokers here, red fives there).
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
 from engine.tiles import Suit
 
 #: mpsz suit letter -> the product's suit, in index order (m, p, s).
@@ -36,44 +39,71 @@ class MpszError(ValueError):
     """Text that is not mpsz tiles; the message says which character and why."""
 
 
-def parse_mpsz(text: str) -> tuple[list[int], int]:
-    """Read mpsz text ("123m406p789s1122z") into tile kinds in written order and the number of red fives.
+_RUN = re.compile(r"[0-9]+[mps]|[1-7]+z")
 
-    Digits wait for the suit letter that follows them; ``0`` is a red five and is only valid in m, p, s.
-    """
-    if not isinstance(text, str):
-        raise MpszError(f"expected an mpsz string, got {type(text).__name__}")
+
+@lru_cache(maxsize=4096)
+def _run(run: str) -> tuple[tuple[int, ...], int]:
+    """One run of digits with its suit letter ("406p") as kinds and a red-five count."""
+    letter = run[-1]
+    if letter == "z":
+        return tuple(26 + int(d) for d in run[:-1]), 0
+    base = _SUIT_BASE[letter]
+    return tuple(base + (int(d) or 5) - 1 for d in run[:-1]), run.count("0")
+
+
+def _parse(text: str) -> tuple[tuple[int, ...], int]:
+    runs = _RUN.findall(text)
+    if sum(map(len, runs)) != len(text):
+        raise MpszError(_what_is_wrong(text))
+    if len(runs) == 1:
+        return _run(runs[0])
     kinds: list[int] = []
     red = 0
-    pending: list[int] = []
-    for pos, ch in enumerate(text):
-        if "0" <= ch <= "9":
-            pending.append(ord(ch) - 48)
-        elif ch in _SUIT_BASE:
+    for run in runs:
+        run_kinds, run_red = _run(run)
+        kinds += run_kinds
+        red += run_red
+    return tuple(kinds), red
+
+
+_parse_short = lru_cache(maxsize=4096)(_parse)
+
+
+def parse_mpsz(text: str) -> tuple[tuple[int, ...], int]:
+    """Read mpsz text ("123m406p789s1122z") into tile kinds in written order and the number of red fives.
+
+    Digits belong to the suit letter after them; ``0`` is a red five and exists only in m, p, s. Runs and
+    short texts (a winning tile, indicators, a meld) repeat across hands, so their readings are kept.
+    """
+    if type(text) is not str:
+        raise MpszError(_what_is_wrong(text))
+    return _parse_short(text) if len(text) <= 5 else _parse(text)
+
+
+def _what_is_wrong(text: object) -> str:
+    """Say where text that is not mpsz goes wrong (only called for bad input)."""
+    if not isinstance(text, str):
+        return f"expected an mpsz string, got {type(text).__name__}"
+    pending = ""
+    for pos, ch in enumerate(text, 1):
+        if ch.isdigit():
+            pending += ch
+        elif ch in "mpsz":
             if not pending:
-                raise MpszError(f"suit letter {ch!r} at character {pos + 1} has no digits before it")
-            base = _SUIT_BASE[ch]
-            for d in pending:
-                if d == 0:
-                    red += 1
-                    d = 5
-                kinds.append(base + d - 1)
-            pending.clear()
-        elif ch == "z":
-            if not pending:
-                raise MpszError(f"suit letter 'z' at character {pos + 1} has no digits before it")
-            for d in pending:
-                if not 1 <= d <= 7:
-                    raise MpszError(f"honour {d}z does not exist (1z..7z = E S W N White Green Red)")
-                kinds.append(26 + d)
-            pending.clear()
-        elif ch in " ,":
-            continue
+                return f"suit letter {ch!r} at character {pos} has no digits before it"
+            bad = [d for d in pending if ch == "z" and not "1" <= d <= "7"]
+            if bad:
+                return f"honour {bad[0]}z at character {pos} does not exist (1z..7z = E S W N White Green Red)"
+            pending = ""
         else:
-            raise MpszError(f"unexpected character {ch!r} at character {pos + 1} (use digits and m p s z)")
-    if pending:
-        raise MpszError("digits at the end have no suit letter (m, p, s or z)")
-    return kinds, red
+            return f"unexpected character {ch!r} at character {pos} (use digits and m p s z)"
+    return "digits at the end have no suit letter (m, p, s or z)"
+
+
+#: mpsz name of each kind ("1m" .. "7z").
+KIND_NAMES: tuple[str, ...] = tuple(f"{k % 9 + 1}{'mps'[k // 9]}" for k in range(27)) + tuple(
+    f"{d}z" for d in range(1, 8))
 
 
 def to_mpsz(kinds: list[int] | tuple[int, ...], red: int = 0) -> str:
