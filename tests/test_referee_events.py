@@ -17,6 +17,7 @@ SAMPLES = [
     events.JokerExchange(12.0, 3, 2, 0, "4B"), events.MahjongDeclared(13.0, 3, ("1B",) * 14, True),
     events.DeadChallenge(14.0, 0, 1, None), events.TileCount(15.0, 1, 13), events.ThrowIn(16.0, 2),
     events.AttemptedHand(17.0, 2, 30), events.Penalty(18.0, 1, "blind_pass_peek"), events.WallExhausted(19.0),
+    events.WallDestroyed(19.5, 2), events.TimeCalled(19.7),
     events.SeatChange(20.0, 0, 1), events.Correction(21.0, "fix", 3, {"type": "rack", "t": 7.0, "seat": 1}),
 ]
 

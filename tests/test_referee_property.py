@@ -44,6 +44,8 @@ any_event = st.one_of(
     st.builds(events.AttemptedHand, times, seats, st.integers(-5, 100)),
     st.builds(events.Penalty, times, seats, st.sampled_from(["blind_pass_peek", "talking", "__class__"])),
     st.builds(events.WallExhausted, times),
+    st.builds(events.WallDestroyed, times, seats),
+    st.builds(events.TimeCalled, times),
     st.builds(events.SeatChange, times, seats, seats),
     st.builds(events.Correction, times, st.sampled_from(["undo", "fix", "redo"]), st.one_of(st.none(), seats),
               st.one_of(st.none(), st.just({"type": "rack", "t": 1.0, "seat": 1}), st.just({"type": "x"}))),

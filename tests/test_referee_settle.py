@@ -123,6 +123,16 @@ def test_three_dead_other_causes_nobody_paid_rule_e():
     assert only(out, "game_over").data["reason"] == "three_dead" and "settlement" not in kinds(out)
 
 
+def test_wall_destroyed_after_mahjong_in_error_destroyer_pays_survivors_rule_d():
+    g = Table()
+    g.start()
+    g.turn(0, "N")
+    _error_declare(g, 1)
+    out = g("wall_destroyed", seat=3)
+    assert _payments(out) == {0: 25, 1: 0, 2: 25, 3: -50}  # the card's cheapest hand (25) to each survivor
+    assert only(out, "game_over").data["reason"] == "wall_destroyed"
+
+
 # --- MahjCon points --------------------------------------------------------------------------------------
 
 def test_mahjcon_points_self_pick_and_jokerless_bonus():
@@ -207,6 +217,15 @@ def test_mahjcon_three_player_table_no_charleston_fourth_game_east_by_dice():
     out = g("deal", east=2)  # the fourth game: the highest roller is East
     assert only(out, "dealt").data["east"] == 2 and "charleston_skipped" in kinds(out)
     assert g.ref.balances == {0: 30, 1: 30, 2: 30}
+
+
+def test_mahjcon_game_not_completed_in_time_scores_zero():
+    g = Table("mahjcon")
+    g.start()
+    g.turn(0, "N")
+    out = g("time_called")
+    assert only(out, "game_over").data["reason"] == "time" and "settlement" not in kinds(out)
+    assert g.ref.balances == {0: 0, 1: 0, 2: 0, 3: 0}
 
 
 def test_mahjcon_table_rotation_by_seat_letter():

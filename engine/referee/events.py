@@ -201,6 +201,21 @@ class WallExhausted:
 
 
 @dataclass(frozen=True)
+class WallDestroyed:
+    """A player pushes the wall in (ends the game), e.g. before a Mah Jongg turned out to be in error."""
+
+    t: float
+    seat: int
+
+
+@dataclass(frozen=True)
+class TimeCalled:
+    """A tournament round's time ran out before the game was completed."""
+
+    t: float
+
+
+@dataclass(frozen=True)
 class SeatChange:
     """The players in chairs ``seat`` and ``with_seat`` swap places (their balances go with them)."""
 
@@ -223,7 +238,7 @@ class Correction:
 Event = (
     Deal | Dice | CharlestonPass | CourtesyPass | CharlestonStop | Pick | Rack | Discard | Claim | Exposure
     | JokerExchangeAnnounced | JokerExchange | MahjongDeclared | DeadChallenge | TileCount | ThrowIn
-    | AttemptedHand | Penalty | WallExhausted | SeatChange | Correction
+    | AttemptedHand | Penalty | WallExhausted | WallDestroyed | TimeCalled | SeatChange | Correction
 )
 
 #: snake_case type name -> class; the "type" field of the JSON form.
@@ -233,7 +248,7 @@ TYPES: dict[str, type] = {
     "exposure": Exposure, "joker_exchange_announced": JokerExchangeAnnounced, "joker_exchange": JokerExchange,
     "mahjong_declared": MahjongDeclared, "dead_challenge": DeadChallenge, "tile_count": TileCount,
     "throw_in": ThrowIn, "attempted_hand": AttemptedHand, "penalty": Penalty, "wall_exhausted": WallExhausted,
-    "seat_change": SeatChange, "correction": Correction,
+    "wall_destroyed": WallDestroyed, "time_called": TimeCalled, "seat_change": SeatChange, "correction": Correction,
 }
 _NAME_OF: dict[type, str] = {cls: name for name, cls in TYPES.items()}
 

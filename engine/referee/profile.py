@@ -49,6 +49,7 @@ class Payments:
     pay_for_table: int
     erroneous_death_challenge: int  # times the card's cheapest hand, paid by the wrong challenger to the challenged
     survivor: int  # times the hand value, paid to the survivor when three went dead through a Mah Jongg in error
+    wall_destroyer: int  # times the card's cheapest hand, paid by a player who destroyed the wall to each live player
 
 
 @dataclass(frozen=True)

@@ -785,6 +785,27 @@ class Referee:
         out.append(self._settle(e.t, self._with_out_points(amounts, None), "wall_game"))
         return out + self._game_over(e.t, "wall_game", None)
 
+    def _on_wall_destroyed(self, e: ev.WallDestroyed) -> list[Ruling]:
+        """The game cannot go on. Home play: the destroyer pays each other live player (NMJL FAQ rule d)."""
+        if self.stage is not Stage.PLAY:
+            raise Rejected("no wall to destroy: the game is not in play")
+        out = self._close_window(e.t, "wall_destroyed")
+        if self.profile.payments is not None:
+            amount = self.profile.payments.wall_destroyer * int(self.card.cheapest_value)
+            amounts = {s: 0 for s in range(self.players)}
+            for s in self.live():
+                if s != e.seat:
+                    amounts[s] += amount
+                    amounts[e.seat] -= amount
+            out.append(self._settle(e.t, amounts, "wall_destroyed"))
+        return out + self._game_over(e.t, "wall_destroyed", None)
+
+    def _on_time_called(self, e: ev.TimeCalled) -> list[Ruling]:
+        """Tournament: a game not completed in the allotted time scores nothing for anyone."""
+        if self.stage not in (Stage.CHARLESTON, Stage.PLAY):
+            raise Rejected("no game in progress")
+        return self._close_window(e.t, "time") + self._game_over(e.t, "time", None)
+
     def _last_survivor(self, t: float) -> list[Ruling]:
         """All but one player are out: survivor payments (home play) or the intact-hand points (tournament)."""
         live = self.live()
