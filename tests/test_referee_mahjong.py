@@ -276,6 +276,17 @@ def test_misnamed_discard_named_tile_wins_misnamer_pays_for_table():
     assert _payments(out) == {0: -200, 1: 0, 2: 200, 3: 0}  # 4 x 25 x jokerless 2, nobody else pays
 
 
+def test_joker_named_as_previous_discard_is_not_misnamed():
+    g = Table()
+    g.start()
+    g.turn(0, "5D")
+    g("pick", seat=1)
+    out = g("discard", seat=1, tile="J", named="5D")
+    assert "misnamed_discard" not in kinds(out)
+    g("pick", seat=2)
+    assert only(g("discard", seat=2, tile="J", named="8B"), "misnamed_discard").data["named"] == "8B"
+
+
 def test_misnamed_discard_cannot_be_claimed_for_exposure_of_named_tile():
     g = Table()
     g.start()

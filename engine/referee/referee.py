@@ -73,6 +73,7 @@ class Referee:
         self.picked_pending: int | None = None  # seat whose pick goes back if a claim wins
         self.last_rack: tuple[float, Window, int] | None = None  # (t, window, seat): a call at that instant wins
         self.first_discard = False
+        self.previous_discard: str | None = None  # a joker may be named as the tile thrown just before ("same")
         self.step = 0
         self.passed: set[int] = set()
         self.stopped = False
@@ -477,12 +478,13 @@ class Referee:
         st.concealed -= 1
         st.discards.append(e.tile)
         self.first_discard = True
+        self.previous_discard = e.tile
         self.last_rack = None
         for redeemer, owner, index in list(self.wrong_exchanges):
             if redeemer == e.seat:
                 self.wrong_exchanges.remove((redeemer, owner, index))
                 out += self._kill(e.t, owner, f"exposure {index + 1} holds a wrong tile after a joker exchange")
-        same = e.tile == JOKER and prev is not None and e.named == prev.tile
+        same = e.tile == JOKER and e.named is not None and e.named == self.previous_discard
         named = None if same else e.named
         self.window = Window(e.seat, e.tile, named, e.t, fault_seat)
         out.append(Ruling("window_opened", e.t, e.seat, {"seat": e.seat, "tile": e.tile, "named": e.named}))
