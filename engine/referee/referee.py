@@ -478,13 +478,13 @@ class Referee:
         st.concealed -= 1
         st.discards.append(e.tile)
         self.first_discard = True
-        self.previous_discard = e.tile
         self.last_rack = None
         for redeemer, owner, index in list(self.wrong_exchanges):
             if redeemer == e.seat:
                 self.wrong_exchanges.remove((redeemer, owner, index))
                 out += self._kill(e.t, owner, f"exposure {index + 1} holds a wrong tile after a joker exchange")
         same = e.tile == JOKER and e.named is not None and e.named == self.previous_discard
+        self.previous_discard = e.tile
         named = None if same else e.named
         self.window = Window(e.seat, e.tile, named, e.t, fault_seat)
         out.append(Ruling("window_opened", e.t, e.seat, {"seat": e.seat, "tile": e.tile, "named": e.named}))
