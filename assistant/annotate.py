@@ -2,9 +2,8 @@
 state as a coloured banner, the board's LEDs and the latest ruling, so a person can see why the assistant ruled
 as it did.
 
-Boxes come from the tile model's own detections: ``RecordingDetector`` wraps the model the table reader uses and
-keeps its latest answer (the reader runs the model only on frames where something changed, so a box stays drawn
-until the next reading).
+Boxes are the table reader's committed tiles projected back into the image (``reader_tiles``), so the video shows
+what the rulings rest on.
 """
 
 from __future__ import annotations
@@ -21,21 +20,18 @@ WINDOW_BGR = {"open": (0, 200, 0), "claim": (0, 190, 255), "closed": (0, 0, 200)
 LED_BGR = {"green": (0, 220, 0), "red": (0, 0, 230), "amber": (0, 190, 255), "blue": (230, 0, 0), "off": (40, 40, 40)}
 
 
-class RecordingDetector:
-    """Passes ``detect`` through to the real model and remembers the last detections for drawing."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.last: list[Any] = []
-        self.calls = 0
-
-    def detect(self, frame_bgr: np.ndarray) -> list[Any]:
-        self.last = self.model.detect(frame_bgr)
-        self.calls += 1
-        return self.last
-
-    def __getattr__(self, name: str) -> Any:  # classify() and anything else the reader may use
-        return getattr(self.model, name)
+def reader_tiles(reader: Any, calibration: Any) -> list[tuple[np.ndarray, str, bool]]:
+    """The tiles the table reader has committed, as image polygons with their codes: what the assistant
+    *believes* is on the table (not one frame's raw detections), which is what its rulings rest on."""
+    half = calibration.layout.tile_w_mm / 2
+    out = []
+    for name in reader.regions:
+        for t in reader.tiles(name):
+            square = np.array([[t.x - half, t.y - half], [t.x + half, t.y - half], [t.x + half, t.y + half],
+                               [t.x - half, t.y + half]], dtype=np.float64)
+            up = t.face == "up"
+            out.append((calibration.to_image(square).astype(np.int32), (t.tile or "?") if up else "down", up))
+    return out
 
 
 class AnnotatedWriter:
@@ -48,18 +44,16 @@ class AnnotatedWriter:
             raise OSError(f"{path}: cannot write video")
         self.frames = 0
 
-    def write(self, frame: np.ndarray, detections: list[Any], window: str, board_state: Any,
+    def write(self, frame: np.ndarray, tiles: list[tuple[np.ndarray, str, bool]], window: str, board_state: Any,
               last_ruling: Any, name: Any, t: float) -> None:
         img = frame.copy()
         h, w = img.shape[:2]
-        for d in detections:
-            x1, y1, x2, y2 = (int(v) for v in d.box)
-            up = getattr(d, "face", "up") == "up"
+        for poly, label, up in tiles:
             colour = (0, 255, 255) if up else (160, 160, 160)
-            cv2.rectangle(img, (x1, y1), (x2, y2), colour, 2)
-            label = d.tile if up and getattr(d, "tile", None) else ("down" if not up else "?")
-            cv2.putText(img, label, (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3)
-            cv2.putText(img, label, (x1, max(12, y1 - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1)
+            cv2.polylines(img, [poly], True, colour, 2)
+            x, y = int(poly[:, 0].min()), int(poly[:, 1].min())
+            cv2.putText(img, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
+            cv2.putText(img, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1)
         bar = max(28, h // 18)
         cv2.rectangle(img, (0, 0), (w, bar), WINDOW_BGR.get(window, (60, 60, 60)), -1)
         text = {"open": "WINDOW OPEN", "claim": "CLAIM PENDING", "closed": "WINDOW CLOSED", "none": "NO DISCARD"}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant.annotate import AnnotatedWriter, RecordingDetector
+from assistant.annotate import AnnotatedWriter, reader_tiles
 from assistant.journal import Journal, header_record, read_journal, referee_from_header
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
@@ -97,10 +97,9 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         except StopIteration:
             raise SetupError(f"{source.spec}: no frames") from None
         calibration = open_calibration(profile, first.image)
-        detector = RecordingDetector(open_model())
         from vision.reader import TableReader
 
-        reader = TableReader(calibration, detector, fps=source.fps)
+        reader = TableReader(calibration, open_model(), fps=source.fps)
         writer: AnnotatedWriter | None = None
         if annotate is not None:
             h, w = first.image.shape[:2]
@@ -118,8 +117,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
                 last_ruling[0] = shown[-1]
             if writer is not None:
                 board_state = assistant.board.state() if assistant.board is not None else None
-                writer.write(frame.image, detector.last, assistant.view.window, board_state, last_ruling[0],
-                             assistant.name, frame.t)
+                writer.write(frame.image, reader_tiles(reader, calibration), assistant.view.window, board_state,
+                             last_ruling[0], assistant.name, frame.t)
 
         def over() -> bool:
             return stop_at_game_over and any(r.kind == "game_over" for r in assistant.rulings[-8:])

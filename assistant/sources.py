@@ -32,17 +32,20 @@ class Frame:
 
 
 class FrameSource:
-    """Iterate ``Frame``s from a camera index, a video file, or a directory of images."""
+    """Iterate ``Frame``s from a camera index, a video file, or a directory of images.
+
+    Recordings are read by ``vision.recording.frames``, which honours a generated recording's ``.meta.json``
+    (true frame numbers, so dropped frames leave gaps just as a live camera's timestamps would).
+    """
 
     def __init__(self, spec: int | str | Path, fps: float | None = None, paced: bool = False,
-                 width: int | None = None, height: int | None = None, start: int = 0) -> None:
+                 width: int | None = None, height: int | None = None) -> None:
         self.spec = spec
         self.paced = paced
-        self.start = start
         self.live = isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit())
-        self._files: list[Path] = []
         self._cap: cv2.VideoCapture | None = None
-        self.t0 = 0.0  # time.monotonic() when iteration began: frame i (paced) is due at t0 + i / fps
+        self.t0 = 0.0  # time.monotonic() when iteration began: a paced frame at time t is due at t0 + t
+        self.fps = float(fps or 30.0)
         if self.live:
             self._cap = cv2.VideoCapture(int(spec))
             if width and height:
@@ -50,54 +53,48 @@ class FrameSource:
                 self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
             if not self._cap.isOpened():
                 raise SourceError(f"camera {spec}: cannot open it (is it connected? try another --camera index)")
+            return
+        path = Path(spec)
+        if path.is_dir():
+            if not any(p.suffix.lower() in IMAGE_SUFFIXES for p in path.iterdir()):
+                raise SourceError(f"{path}: no image frames ({', '.join(IMAGE_SUFFIXES)}) in this folder")
+        elif path.is_file():
+            from vision.recording import meta_for
+
+            cap = cv2.VideoCapture(str(path))
+            if not cap.isOpened():
+                raise SourceError(f"{path}: cannot read this video file")
+            got = cap.get(cv2.CAP_PROP_FPS)
+            cap.release()
+            self.fps = float(fps or (meta_for(path) or {}).get("fps") or (got if got and got > 1 else 30.0))
         else:
-            path = Path(spec)
-            if path.is_dir():
-                self._files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-                if not self._files:
-                    raise SourceError(f"{path}: no image frames ({', '.join(IMAGE_SUFFIXES)}) in this folder")
-            elif path.is_file():
-                self._cap = cv2.VideoCapture(str(path))
-                if not self._cap.isOpened():
-                    raise SourceError(f"{path}: cannot read this video file")
-            else:
-                raise SourceError(f"{path}: no such video file or frames folder")
-        got = self._cap.get(cv2.CAP_PROP_FPS) if self._cap is not None else 0.0
-        self.fps = float(fps or (got if got and got > 1 else 30.0))
+            raise SourceError(f"{path}: no such video file or frames folder")
 
     def __iter__(self) -> Iterator[Frame]:
-        t0 = self.t0 = time.monotonic()
-        index = 0
-        if self._cap is not None and not self.live and self.start:
-            self._cap.set(cv2.CAP_PROP_POS_FRAMES, self.start)
-            index = self.start
-        files = self._files[self.start:] if self._files else None
-        while True:
-            if files is not None:
-                if index - self.start >= len(files):
-                    return
-                path = files[index - self.start]
-                image = cv2.imread(str(path))
-                if image is None:
-                    raise SourceError(f"{path}: frame {index} is not a readable image")
-            else:
-                assert self._cap is not None
-                ok, image = self._cap.read()
-                if not ok:
-                    if self.live:
-                        raise SourceError(f"camera {self.spec}: stopped delivering frames at frame {index}")
-                    return
-            if self.live:
-                now = time.monotonic()
-                yield Frame(index, now - t0, image, now)
-            else:
-                t = index / self.fps
-                due = t0 + (t - self.start / self.fps)
-                if self.paced:
-                    delay = due - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
+        self.t0 = time.monotonic()
+        if self.live:
+            yield from self._camera()
+            return
+        from vision.recording import RecordingError, frames
+
+        try:
+            for image, index, t in frames(self.spec, self.fps):
+                due = self.t0 + t
+                if self.paced and (delay := due - time.monotonic()) > 0:
+                    time.sleep(delay)
                 yield Frame(index, t, image, due if self.paced else time.monotonic())
+        except RecordingError as exc:
+            raise SourceError(str(exc)) from None
+
+    def _camera(self) -> Iterator[Frame]:
+        assert self._cap is not None
+        index = 0
+        while True:
+            ok, image = self._cap.read()
+            if not ok:
+                raise SourceError(f"camera {self.spec}: stopped delivering frames at frame {index}")
+            now = time.monotonic()
+            yield Frame(index, now - self.t0, image, now)
             index += 1
 
     def close(self) -> None:
