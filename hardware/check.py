@@ -133,7 +133,7 @@ def _signals(board: Board) -> tuple[bool, str]:
         board.signal(SimpleNamespace(kind=kind, seat=1, data={}))
         if not board.wait_applied(2):
             return False, f"{kind} not acknowledged"
-        if not wait_until(lambda: _shows(board), 0.5):
+        if not wait_until(lambda: _shows(board), 2):
             return False, f"{kind}: pins do not show {board.state()}"
     return True, f"{len(SIGNALS)} ruling kinds shown" + (" and seen on the pins" if board.rig else "")
 
@@ -149,16 +149,18 @@ def _crc(board: Board) -> tuple[bool, str]:
 
 def _duplicate(board: Board) -> tuple[bool, str]:
     board.request("QUIET")  # a silent buzzer, so the one tone below is visible on the pin
-    time.sleep(0.05)
     before = int(board.request("STATUS")[6])
     line = proto.command(60002, "BEEP", 1800, 20, 0, 1)
     rig = board.rig
     t0 = rig.now() if rig is not None else 0.0
-    first, second = board.exchange_raw(line), board.exchange_raw(line)
+    first = board.exchange_raw(line)
+    if rig is not None:
+        rig.sleep_until(t0 + 0.05)  # the tone is over: a second one would show on the pin
+    second = board.exchange_raw(line)
     after = int(board.request("STATUS")[6])
     ok = first is not None and first == second and after == before + 1
     if rig is not None:
-        time.sleep(0.1)
+        rig.sleep_until(rig.now() + 0.05)
         tones = [p for p in rig.pin_changes() if p.pin == "BUZZ" and p.value and p.t >= t0]
         ok = ok and len(tones) == 1
         return ok, f"same reply twice, {len(tones)} tone(s) on the pin"
@@ -181,10 +183,14 @@ def _silence(board: Board) -> tuple[bool, str]:
     board.signal(SimpleNamespace(kind="window_opened", seat=0, data={}))
     board.wait_applied(2)
     count = len(board.recoveries)
-    board.hold(4.0)  # wall-clock seconds; the board counts its own (simulated) 3 s, which a loaded host may slow
-    if not wait_until(lambda: any(r.kind == "failsafe" for r in board.recoveries[count:]), 6):
-        return False, "no fail-safe seen within 6 s of silence"
-    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 1)
+    # Silent until the board reports its fail-safe: it counts 3 s on its own clock, which a loaded host running
+    # simavr may slow down, so no wall-clock hold length would be honest.
+    board.hold(10.0)
+    seen = wait_until(lambda: any(r.kind == "failsafe" for r in board.recoveries[count:]), 10)
+    board.hold(0)
+    if not seen:
+        return False, "no fail-safe seen within 10 s of silence"
+    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 2)
     return ok, "board went idle after 3 s and was restored"
 
 
@@ -200,7 +206,7 @@ def _reset(board: Board) -> tuple[bool, str]:
         how = "RESET command (watchdog)"
     if not wait_until(lambda: any(r.kind == "board_reset" for r in board.recoveries[count:]), 3):
         return False, f"{how}: reset not detected"
-    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 1)
+    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 2)
     return ok, f"{how}; state re-applied"
 
 
@@ -215,5 +221,5 @@ def _unplug(board: Board) -> tuple[bool | None, str]:
     board.rig.replug()
     if not wait_until(lambda: any(r.kind == "reconnect" for r in board.recoveries[count:]), 4):
         return False, "not reconnected within 4 s"
-    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 1)
+    ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 2)
     return ok, "reconnected; state re-applied"

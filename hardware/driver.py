@@ -107,7 +107,7 @@ def serial_opener(port: str | None) -> Callable[[], Link]:
             ids = ", ".join(f"{v:04x}:{p:04x}" for v, p in USB_IDS)
             raise LinkLost(f"no board found by USB id ({ids}); pass --port")
         try:
-            return serial.serial_for_url(device, baudrate=BAUD, timeout=0.02, write_timeout=0.5, exclusive=True)
+            return serial.serial_for_url(device, baudrate=BAUD, timeout=0.01, write_timeout=0.5, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise LinkLost(f"cannot open {device}: {exc}") from exc
 
@@ -131,7 +131,6 @@ class Board:
         self._heartbeat_s = heartbeat_s
         self._beep_ttl = beep_ttl_s
         self._lock = threading.Lock()
-        self._wake = threading.Event()
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._desired = BoardState()
@@ -164,13 +163,11 @@ class Board:
             self._desired, beep = result
         if beep:
             self.beep(beep)
-        self._wake.set()
         return True
 
     def set_leds(self, state: BoardState) -> None:
         with self._lock:
             self._desired = state
-        self._wake.set()
 
     def beep(self, beep: Beep) -> None:
         """Queues a beep; when the queue is full the oldest waiting beep is dropped (and counted)."""
@@ -178,7 +175,6 @@ class Board:
             if len(self._beeps) == self._beeps.maxlen:
                 self.dropped_beeps += 1
             self._beeps.append((time.monotonic(), beep))
-        self._wake.set()
 
     def state(self) -> BoardState:
         with self._lock:
@@ -225,7 +221,6 @@ class Board:
         For ``mahj board check`` and tests; raises TimeoutError, CommandRejected or LinkLost."""
         done: queue.Queue = queue.Queue(maxsize=1)
         self._requests.put_nowait((verb, args, done))
-        self._wake.set()
         try:
             result = done.get(timeout=timeout)
         except queue.Empty:
@@ -242,13 +237,11 @@ class Board:
     def hold(self, seconds: float) -> None:
         """Stops talking to the board (heartbeats included) for ``seconds``, to check its fail-safe."""
         self._hold_until = time.monotonic() + seconds
-        self._wake.set()
 
     def close(self) -> None:
         """Stops the thread and closes the port (and the rig behind sim/simavr). The board itself goes to its
         fail-safe idle state 3 s later."""
         self._stop.set()
-        self._wake.set()
         self._thread.join(timeout=3)
         if self.rig is not None:
             self.rig.close()
@@ -344,7 +337,6 @@ class Board:
         if time.monotonic() < self._hold_until:
             self._pump(0.02)  # listen only
             return
-        self._pump(0.0)
         with self._lock:
             desired, applied = self._desired, self._applied
             now = time.monotonic()
@@ -365,7 +357,10 @@ class Board:
             return
         if self._replay_from:
             start, self._replay_from = self._replay_from, 0
-            self._transact("REPLAY", start)
+            first = int(self._transact("REPLAY", start)[1])
+            if first > start:  # the board no longer holds them: count them lost once, do not ask again
+                self._recovered("event_gap", f"events {start}..{first - 1} lost for good")
+                self._last_event = max(self._last_event, first - 1)
             return
         try:
             verb, args, done = self._requests.get_nowait()
@@ -382,8 +377,7 @@ class Board:
         if time.monotonic() - self._last_tx >= self._heartbeat_s:
             self._transact("PING")
             return
-        self._wake.wait(0.02)
-        self._wake.clear()
+        self._pump(0.0)  # one read: blocks for at most the port's 10 ms timeout, so new signals go out fast
 
     def _write(self, data: bytes) -> None:
         assert self._link is not None
@@ -442,16 +436,11 @@ class Board:
         if frame.kind == "E":
             self._event(frame)
         elif frame.kind == "H" and len(frame.fields) >= 3:
+            # A heartbeat's event count reveals lost events (its IDLE flag is not acted on: it may predate our
+            # last command; the FAILSAFE event, replayable, is what says the state was dropped).
             last = int(frame.fields[1]) if frame.fields[1].isdigit() else 0
             if last > self._last_event and not self._replay_from:
                 self._replay_from = self._last_event + 1
-            if frame.fields[2] == "IDLE" and self._ready.is_set() and self._applied is not None:
-                self._board_went_idle("board reports idle (it missed the host for 3 s)")
-
-    def _board_went_idle(self, detail: str) -> None:
-        with self._lock:
-            self._applied = None
-        self._recovered("failsafe", f"{detail}; state re-applied")
 
     def _event(self, frame: proto.Frame) -> None:
         n, kind, args = frame.number, frame.fields[1], frame.fields[2:]
@@ -475,8 +464,10 @@ class Board:
             board_ms = int(args[1])
             t = self._offset[1] + board_ms / 1000 if self._offset else None
             self._presses.append(ButtonPress(int(args[0]), board_ms, t, n))
-        elif kind == "FAILSAFE" and self._applied is not None:
-            self._board_went_idle("board entered fail-safe (it missed the host for 3 s)")
+        elif kind == "FAILSAFE":
+            with self._lock:
+                self._applied = None
+            self._recovered("failsafe", "board entered fail-safe (it missed the host for 3 s); state re-applied")
 
     def _clock_sample(self, sent: float, received: float, board_ms: int) -> None:
         """Keeps the board-to-host clock offset from the tightest PING round trip (NTP's simplest rule)."""

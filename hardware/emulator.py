@@ -319,7 +319,7 @@ class EmulatorLink:
     ``unplug()`` on the owning rig makes reads and writes fail like a vanished USB port.
     """
 
-    def __init__(self, board: BoardEmulator, is_plugged: Callable[[], bool], timeout: float = 0.02) -> None:
+    def __init__(self, board: BoardEmulator, is_plugged: Callable[[], bool], timeout: float = 0.01) -> None:
         self._board = board
         self._plugged = is_plugged
         self.timeout = timeout

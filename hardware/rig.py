@@ -3,7 +3,7 @@
 
 Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``unplug()``/``replug()``,
 ``garbage(text)``, ``levels()`` (pins now), ``pin_changes()``, ``rx_log()`` (when the board had each host
-line), ``boot_time()``, ``now()``, ``close()``.
+line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's clock), ``close()``.
 Times are the board's own clock in seconds (simulated time for simavr), so timings measured here are honest
 however loaded the machine running the test is.
 
@@ -109,6 +109,9 @@ class EmulatorRig:
 
     def now(self) -> float:
         return self.board.now()
+
+    def sleep_until(self, t: float, timeout: float = 10.0) -> bool:
+        return _sleep_until(self, t, timeout)
 
     def close(self) -> None:
         self.unplug()
@@ -238,6 +241,9 @@ class SimavrRig:
     def now(self) -> float:
         return int(self._command("TIME", "T")[0]) / 1e9
 
+    def sleep_until(self, t: float, timeout: float = 10.0) -> bool:
+        return _sleep_until(self, t, timeout)
+
     def close(self) -> None:
         if self._proc.poll() is None:
             try:
@@ -253,6 +259,12 @@ class SimavrRig:
     def __del__(self) -> None:
         if getattr(self, "_proc", None) is not None and self._proc.poll() is None:
             self._proc.kill()
+
+
+def _sleep_until(rig: EmulatorRig | SimavrRig, t: float, timeout: float) -> bool:
+    """Waits until the board's own clock reaches ``t``: on a loaded host simavr runs slower than the wall clock,
+    and a test that slept in wall time would look at the board too early."""
+    return wait_until(lambda: rig.now() >= t, timeout, step=0.02)
 
 
 def wait_until(predicate, timeout: float = 3.0, step: float = 0.01) -> bool:

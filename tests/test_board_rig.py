@@ -13,7 +13,7 @@ import serial
 from hardware import protocol as proto
 from hardware.driver import BoardIncompatible, attach
 from hardware.emulator import BoardEmulator
-from hardware.pins import levels_at
+from hardware.pins import levels_at, window_color
 from hardware.rig import EmulatorRig, SimavrRig, missing_tools, wait_until
 from hardware.signals import Beep, BoardState
 from hardware.timing import command_latencies, edges, percentile
@@ -92,20 +92,23 @@ def raw(rig):
 
 
 def rx_time(rig, seq: int) -> float:
-    return next(t for t, line in rig.rx_log() if line.startswith(f"C {seq} ".encode()))
+    """When the board had command ``seq`` (the rig's log may trail the ack a little: wait for it)."""
+    def find():
+        return next((t for t, line in rig.rx_log() if line.startswith(f"C {seq} ".encode())), None)
+
+    assert wait_until(lambda: find() is not None, 2)
+    return find()
 
 
 # ---- every command, with pins and timings ------------------------------------------------------------------
 def test_leds_colours_and_blink_periods(rig, raw):
     for seq, colour in enumerate(("red", "green", "amber", "blue"), start=2):
         assert raw.cmd(seq, "WIN", colour, "1") == ("OK",)
-        wait_until(lambda: True, 0.05)
-        from hardware.pins import window_color
-
-        assert window_color(levels_at(rig.pin_changes())) == colour
+        # the rig's pin report travels on another pipe than the ack: wait for it rather than assume order
+        assert wait_until(lambda c=colour: window_color(levels_at(rig.pin_changes())) == c, 1), colour
     assert raw.cmd(10, "LEDS", "green", "B", "0F01") == ("OK",)
     t0 = rx_time(rig, 10)
-    time.sleep(1.2)
+    assert rig.sleep_until(t0 + 1.1)
     pins = rig.pin_changes()
     green = [p.t - t0 for p in edges(pins, "WIN_G", t0)]
     assert green[0] < 2 * MS
@@ -121,7 +124,7 @@ def test_leds_colours_and_blink_periods(rig, raw):
 def test_beep_pattern_frequency_and_durations(rig, raw):
     assert raw.cmd(2, "BEEP", 1000, 40, 20, 3) == ("OK",)
     t0 = rx_time(rig, 2)
-    time.sleep(0.3)
+    assert rig.sleep_until(t0 + 0.25)
     buzz = edges(rig.pin_changes(), "BUZZ", t0)
     assert [p.value > 0 for p in buzz] == [True, False] * 3
     assert all(p.value == pytest.approx(1000, rel=0.01) for p in buzz if p.value)
@@ -132,8 +135,7 @@ def test_beep_pattern_frequency_and_durations(rig, raw):
     assert buzz[0].t - t0 < 2 * MS
     assert raw.cmd(3, "BEEP", 500, 2000, 0, 1) == ("OK",)
     assert raw.cmd(4, "QUIET") == ("OK",)
-    time.sleep(0.05)
-    assert levels_at(rig.pin_changes())["BUZZ"] == 0
+    assert wait_until(lambda: levels_at(rig.pin_changes())["BUZZ"] == 0, 1)
     assert raw.cmd(5, "STATUS")[4] == "0"
 
 
@@ -166,15 +168,14 @@ def test_crc_error_is_rejected_and_not_acted_on(rig, raw):
 def test_duplicate_sequence_number_is_answered_from_cache_not_acted_twice(rig, raw):
     line = proto.command(7, "BEEP", 2000, 20, 0, 1)
     first = raw.send(line)
-    time.sleep(0.06)
+    assert rig.sleep_until(rx_time(rig, 7) + 0.04)  # the first tone is over, so a second one would show
     second = raw.send(line)  # the host lost the ack and retries with the same number
     assert first == second == proto.frame("A 7 OK").rstrip(b"\n")
-    time.sleep(0.06)
+    assert rig.sleep_until(rx_time(rig, 7) + 0.05)
     assert len([p for p in edges(rig.pin_changes(), "BUZZ") if p.value]) == 1
     assert raw.cmd(8, "STATUS")[6] == "1"  # duplicates counter
     assert raw.cmd(7, "WIN", "red", "1") == ("OK",)  # same number, another command: acted on
-    time.sleep(0.02)
-    assert levels_at(rig.pin_changes())["WIN_R"] == 1
+    assert wait_until(lambda: levels_at(rig.pin_changes())["WIN_R"] == 1, 1)
 
 
 def test_errors_are_answered_clearly(rig, raw):
@@ -192,8 +193,8 @@ def test_host_silence_puts_the_board_in_fail_safe(rig, raw):
     assert raw.cmd(2, "LEDS", "green", "1", "1000") == ("OK",)
     assert raw.cmd(3, "BEEP", 800, 1500, 0, 1) == ("OK",)
     last = rx_time(rig, 3)
-    fields = raw.event("FAILSAFE", timeout=6)
-    time.sleep(0.1)
+    fields = raw.event("FAILSAFE", timeout=10)
+    assert rig.sleep_until(last + 3.1)
     pins = rig.pin_changes()
     off = next(p.t for p in edges(pins, "WIN_G", last) if p.value == 0)
     assert off - last == pytest.approx(3.0, abs=3 * MS)
@@ -203,8 +204,7 @@ def test_host_silence_puts_the_board_in_fail_safe(rig, raw):
     assert [p.value for p in edges(pins, "WIN_B", off)][:2] == [1, 0]  # the "alive, no host" pulse
     assert raw.read_until(lambda line: line.startswith(b"H ") and b" IDLE*" in line, timeout=1.5)
     assert raw.cmd(5, "PING")[0] == "OK"  # a host again: idle ends
-    time.sleep(0.05)
-    assert levels_at(rig.pin_changes())["LINK"] == 1
+    assert wait_until(lambda: levels_at(rig.pin_changes())["LINK"] == 1, 1)
 
 
 # ---- the driver ------------------------------------------------------------------------------------------
@@ -223,8 +223,6 @@ def board(rig):
 def shows(rig, state: BoardState) -> bool:
     """Whether the pins show ``state`` (blinking patterns are checked by being lit or just toggled)."""
     level = levels_at(rig.pin_changes())
-    from hardware.pins import window_color
-
     lit_window = window_color(level) == state.window or state.window_mode in "BF"
     seats = all(level[f"SEAT{i}"] == int(m == "1") or m in "BF" for i, m in enumerate(state.seats))
     return lit_window and seats
@@ -238,7 +236,7 @@ def test_signals_reach_the_pins_quickly(rig, board):
         board.signal(ruling(kind, seat))
         assert board.wait_applied(2)
         time.sleep(0.03)
-    assert shows(rig, board.state()), (board.state(), levels_at(rig.pin_changes()))
+    assert wait_until(lambda: shows(rig, board.state()), 1), (board.state(), levels_at(rig.pin_changes()))
     latencies = command_latencies(rig.rx_log(), rig.pin_changes(), since)
     assert len(latencies) >= 9, latencies
     assert percentile(latencies, 95) < 10 * MS, latencies
@@ -312,5 +310,5 @@ def test_incompatible_board_is_refused_with_a_clear_error():
 def test_beeps_are_played_once(rig, board):
     board.beep(Beep(1500, 30))
     assert board.wait_applied(2)
-    time.sleep(0.1)
+    assert rig.sleep_until(rig.now() + 0.1)
     assert len([p for p in edges(rig.pin_changes(), "BUZZ") if p.value]) == 1

@@ -394,7 +394,7 @@ int main(int argc, char **argv) {
             if (ahead > 0) {
                 struct timespec ts = {ahead / 1000000000LL, ahead % 1000000000LL};
                 nanosleep(&ts, NULL);
-            } else if (ahead < -20000000LL) { /* more than 20 ms behind (loaded host): never race to catch up */
+            } else if (ahead < -100000000LL) { /* over 100 ms behind (loaded host): run slower, never race */
                 wall0 = wall_ns();
                 cyc0 = avr->cycle;
             }

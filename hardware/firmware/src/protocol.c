@@ -346,6 +346,10 @@ static void handle_line(uint32_t now_ms) {
         return;
     }
     line[body_len] = 0;
+    if (line[0] == ' ' || line[body_len - 1] == ' ' || strstr(line, "  ")) { /* exactly one space between fields */
+        reject(PSTR("FORMAT"));
+        return;
+    }
     char *tok[MAX_TOKENS];
     uint8_t n = 0;
     for (char *p = strtok(line, " "); p && n < MAX_TOKENS; p = strtok(0, " ")) tok[n++] = p;
