@@ -1,0 +1,111 @@
+"""Cheap per-region change detection on a small top-down view, so the detector only runs where needed.
+
+Each frame is converted to gray, warped onto the table plane at a coarse scale (``MM_PER_PX``; a 900 mm table
+becomes 300 x 300 px, well under a millisecond of work) and every region is compared two ways:
+
+* against the previous frame (``motion``): something is moving there, typically a hand or an arm. A moving
+  region is *busy* and nothing read from it counts (that is the occlusion freeze);
+* against its reference (``change``), the view at the last committed reading: the region looks different
+  from what we believe is there, so it must be read again once it is still.
+
+A whole-table disturbance (most regions changing at once, or the mean brightness jumping) is a light change or
+a camera bump, not a move at the table; ``global_change`` reports it so the reader can resynchronise instead
+of inventing events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.calibration import Band, Calibration
+
+MM_PER_PX = 3.0
+PIXEL_DELTA = 18          # gray levels: below this a pixel counts as unchanged (sensor noise, compression)
+
+
+@dataclass
+class RegionView:
+    """One region's window in the top-down view, and its reference patch."""
+
+    band: Band
+    rect: tuple[int, int, int, int]      # x0, y0, x1, y1 in top-down px
+    ref: np.ndarray | None = None
+    motion: float = 0.0                  # fraction of pixels changed since the previous frame
+    change: float = 0.0                  # fraction of pixels changed since the reference
+
+
+class ChangeWatcher:
+    """Keeps the previous top-down frame and each region's reference; ``update`` measures one frame."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.views: dict[str, RegionView] = {}
+        self.prev: np.ndarray | None = None
+        self.ref_mean: float | None = None
+        self.set_calibration(calibration)
+
+    def set_calibration(self, calibration: Calibration) -> None:
+        """(Re)build the warp after calibration or recalibration; references are dropped (re-read all)."""
+        size = calibration.layout.size_mm
+        self.side = int(round(size / MM_PER_PX))
+        scale = np.diag([MM_PER_PX, MM_PER_PX, 1.0])          # top-down px -> table mm
+        self._warp = calibration.H @ scale                    # top-down px -> image px
+        self.views = {}
+        for band in calibration.bands:
+            poly = band.polygon(size) / MM_PER_PX
+            x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(poly.max(axis=0)).astype(int)
+            x0, y0 = max(x0, 0), max(y0, 0)
+            x1, y1 = min(x1, self.side), min(y1, self.side)
+            self.views[band.name] = RegionView(band, (int(x0), int(y0), int(x1), int(y1)))
+        self.prev = None
+        self.ref_mean = None
+
+    def topdown(self, frame_bgr: np.ndarray) -> np.ndarray:
+        """The coarse top-down gray view of the table (uint8, side x side)."""
+        gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY) if frame_bgr.ndim == 3 else frame_bgr
+        small = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        warp = np.diag([0.5, 0.5, 1.0]) @ self._warp
+        return cv2.warpPerspective(small, warp, (self.side, self.side),
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0)
+
+    def update(self, top: np.ndarray) -> None:
+        """Measure motion and change of every region for this top-down frame."""
+        for v in self.views.values():
+            x0, y0, x1, y1 = v.rect
+            patch = top[y0:y1, x0:x1]
+            if self.prev is None:
+                v.motion = 1.0
+            else:
+                v.motion = _frac_changed(patch, self.prev[y0:y1, x0:x1])
+            v.change = 1.0 if v.ref is None else _frac_changed(patch, v.ref)
+        self.prev = top
+
+    def set_reference(self, name: str, top: np.ndarray) -> None:
+        x0, y0, x1, y1 = self.views[name].rect
+        self.views[name].ref = top[y0:y1, x0:x1].copy()
+        self.views[name].change = 0.0
+
+    def brightness_jump(self, top: np.ndarray, tol: float = 0.10) -> bool:
+        """True when the table's mean brightness moved by more than ``tol`` from the reference (light change)."""
+        mean = float(top.mean())
+        if self.ref_mean is None:
+            self.ref_mean = mean
+            return False
+        return abs(mean - self.ref_mean) > tol * max(self.ref_mean, 1.0)
+
+    def reset_brightness(self, top: np.ndarray) -> None:
+        self.ref_mean = float(top.mean())
+
+    def global_change(self, frac_regions: float = 0.6, level: float = 0.25) -> bool:
+        """Most regions changed at once: a light change or a bump rather than a move."""
+        changed = sum(1 for v in self.views.values() if v.change > level)
+        return changed >= frac_regions * len(self.views)
+
+
+def _frac_changed(a: np.ndarray, b: np.ndarray) -> float:
+    if a.size == 0:
+        return 0.0
+    return float(np.count_nonzero(cv2.absdiff(a, b) > PIXEL_DELTA)) / a.size

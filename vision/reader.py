@@ -1,0 +1,423 @@
+"""TableReader: camera frames in, observations (vision.events) out.
+
+The loop per frame, and why:
+
+1. Camera health first (dark, frozen, dropped frames): a bad picture must never turn into moves.
+2. A coarse top-down view and per-region motion/change (vision.change): a still, unchanged region costs
+   nothing more. A region with motion is *busy* (a hand is there): nothing read from it counts.
+3. A region that changed is read by the tile model once it has been still for ``settle_frames``; the reading
+   counts only when ``stable_reads`` consecutive readings agree (vision.tracker.same_reading). Then it is
+   merged into that region's tracks and the difference becomes observations.
+4. Whole-table disturbances (light change, camera bump: most regions change together) freeze everything; once
+   the picture is still again the markers are re-checked (recalibrating after a bump) and every region is
+   re-read *silently*: a resync adopts what is there without inventing moves.
+5. Every ``heal_every_s`` one region (round robin) is re-read even if it looks unchanged, to heal drift.
+
+Events are attributed to seats from the region they happen in (racks, walls) and, for the shared discard floor,
+from the referee's expectation (``expect``: whose turn it is) or else the reader's own turn model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision import events as ev
+from vision.calibration import (
+    Calibration,
+    CalibrationError,
+    calibrate_from_points,
+    detect_markers,
+    fit_bands,
+    table_to_seat,
+)
+from vision.change import ChangeWatcher
+from vision.tracker import RegionTracks, TileSeen, Track, same_reading
+
+MOTION_BUSY = 0.004       # fraction of a region's pixels moving frame to frame that marks it busy
+CHANGE_DIRTY = 0.004      # fraction differing from the reference that calls for a re-read
+BUMP_PX = 3.0             # marker displacement (image px) that counts as a bumped camera
+DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to read
+
+
+class Detector(Protocol):
+    """What the reader needs from the tile model (vision.tile_model.TileModel fits)."""
+
+    def detect(self, frame_bgr: np.ndarray) -> list[Any]: ...
+
+
+@dataclass
+class Expectation:
+    """What the referee expects now: whose turn it is and how many concealed tiles each seat should hold."""
+
+    turn: int | None = None
+    rack_counts: dict[int, int] | None = None
+
+    @classmethod
+    def of(cls, expect: Expectation | dict[str, Any] | None) -> Expectation:
+        if expect is None or isinstance(expect, Expectation):
+            return expect or cls()
+        counts = expect.get("rack_counts")
+        return cls(expect.get("turn"), {int(k): int(v) for k, v in counts.items()} if counts else None)
+
+
+@dataclass
+class _Region:
+    name: str
+    seat: int
+    kind: str
+    tracks: RegionTracks
+    needs_read: bool = True
+    silent: bool = True                 # next commit is a resync: adopt without events
+    last_motion: int = -(10**9)
+    change_start_t: float | None = None
+    readings: list[list[TileSeen]] = field(default_factory=list)
+    reads_without_agreement: int = 0
+
+
+class TableReader:
+    """Reads one table. ``process`` is called once per frame, in order; it returns the observations that
+    frame confirmed (usually none)."""
+
+    def __init__(self, calibration: Calibration, tile_model: Detector, *, fps: float = 30.0,
+                 stable_reads: int = 2, settle_frames: int = 3, heal_every_s: float = 2.0,
+                 marker_check_s: float = 1.0, matcher: str = "greedy") -> None:
+        self.cal = calibration
+        self.model = tile_model
+        self.fps = fps
+        self.stable_reads = stable_reads
+        self.settle_frames = settle_frames
+        self.heal_every = max(1, int(heal_every_s * fps))
+        self.marker_every = max(1, int(marker_check_s * fps))
+        self.watch = ChangeWatcher(calibration)
+        tile = calibration.layout.tile_w_mm
+        self.regions = {
+            name: _Region(name, v.band.seat, v.band.kind, RegionTracks(0.6 * tile, matcher))
+            for name, v in self.watch.views.items()
+        }
+        self.turn: int | None = None
+        self.last_index: int | None = None
+        self.disturbed_since: int | None = None
+        self.dark = False
+        self.frozen_since: int | None = None
+        self.frozen_reported = False
+        self._heal_cursor = 0
+        self._reported_counts: dict[int, tuple[int, int]] = {}
+        self.stats = {"frames": 0, "detector_calls": 0, "regions_read": 0}
+
+    # --- public ----------------------------------------------------------------------------------------
+
+    def process(self, frame: np.ndarray, frame_index: int, t: float,
+                expect: Expectation | dict[str, Any] | None = None) -> list[ev.Observation]:
+        exp = Expectation.of(expect)
+        if exp.turn is not None:
+            self.turn = exp.turn
+        out: list[ev.Observation] = []
+        self.stats["frames"] += 1
+        self._frame_index = frame_index
+        self._check_dropped(frame_index, t, out)
+        if not self.cal.bands_fitted:
+            self.fit_regions(frame)
+
+        top = self.watch.topdown(frame)
+        if self._check_dark(top, frame_index, t, out):
+            return out
+        self.watch.update(top)
+        if self._check_frozen(frame_index, t, out):
+            return out
+
+        if self._disturbance(top, frame, frame_index, t, out):
+            return out
+        if frame_index % self.marker_every == 0 and self.cal.source == "markers":
+            self._check_markers(frame, frame_index, t, out, settled=False)
+
+        to_read = self._regions_to_read(frame_index, t)
+        if to_read:
+            readings = self._read(frame, to_read)
+            for r in to_read:
+                out += self._take_reading(r, readings[r.name], top, frame_index, t, exp)
+        self.last_index = frame_index
+        return out
+
+    def fit_regions(self, frame: np.ndarray) -> None:
+        """Fit the regions to the tiles of this frame (vision.calibration.fit_bands) and rebuild the watcher:
+        the first frame of a session, unless the calibration already holds fitted or hand-set regions."""
+        h, w = frame.shape[:2]
+        if hasattr(self.model, "detect_at"):
+            dets = self.model.detect_at(self._frame_index, (0, 0, w, h))
+        else:
+            dets = self.model.detect(frame)
+        self.stats["detector_calls"] += 1
+        if dets:
+            centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
+            tiles = [(float(x), float(y), d.face) for (x, y), d in zip(self.cal.to_table(centers), dets, strict=True)]
+            self.cal.bands = fit_bands(self.cal.bands, tiles, self.cal.layout.size_mm)
+        self.cal.bands_fitted = True
+        self.watch.set_calibration(self.cal)
+        self._resync()
+
+    def tiles(self, region: str) -> list[Track]:
+        """The committed tiles of a region (``slope0``, ``rack_top2``, ``wall1``, ``floor`` ...)."""
+        return list(self.regions[region].tracks.tracks)
+
+    # --- camera health ---------------------------------------------------------------------------------
+
+    def _check_dropped(self, idx: int, t: float, out: list) -> None:
+        if self.last_index is not None and idx - self.last_index > 1:
+            missing = idx - self.last_index - 1
+            out.append(ev.CameraProblem(t, idx, 1.0, problem="frames_dropped", detail=f"{missing} frame(s) missing"))
+
+    def _check_dark(self, top: np.ndarray, idx: int, t: float, out: list) -> bool:
+        dark = float(top.mean()) < DARK_LEVEL
+        if dark != self.dark:
+            self.dark = dark
+            out.append(ev.CameraProblem(t, idx, 1.0, problem="dark", resolved=not dark,
+                                        detail="picture too dark to read" if dark else "light is back"))
+            if not dark:
+                self._resync()
+        if dark:
+            self.last_index = idx
+        return dark
+
+    def _check_frozen(self, idx: int, t: float, out: list) -> bool:
+        """A real sensor always has some noise: bit-identical frames for a second mean a stuck camera/driver."""
+        still = self.watch.prev is not None and getattr(self, "_prev_top", None) is not None and \
+            np.array_equal(self.watch.prev, self._prev_top)
+        self._prev_top = self.watch.prev
+        if still:
+            self.frozen_since = idx if self.frozen_since is None else self.frozen_since
+            if not self.frozen_reported and idx - self.frozen_since >= self.fps:
+                self.frozen_reported = True
+                out.append(ev.CameraProblem(t, idx, 0.9, problem="frozen", detail="picture has not changed at all"))
+        else:
+            if self.frozen_reported:
+                out.append(ev.CameraProblem(t, idx, 1.0, problem="frozen", resolved=True, detail="picture moves"))
+            self.frozen_since, self.frozen_reported = None, False
+        self.last_index = idx if still else self.last_index
+        return still and self.frozen_reported
+
+    def _disturbance(self, top: np.ndarray, frame: np.ndarray, idx: int, t: float, out: list) -> bool:
+        """Freeze while a light change or bump is under way; resync when the picture is still again."""
+        if self.disturbed_since is None:
+            if not (self.watch.brightness_jump(top) or self.watch.global_change()):
+                return False
+            self.disturbed_since = idx
+        moving = any(v.motion > MOTION_BUSY for v in self.watch.views.values())
+        if moving:
+            self._still_since = idx
+            self.last_index = idx
+            return True
+        if idx - getattr(self, "_still_since", idx) < self.settle_frames:
+            self.last_index = idx
+            return True
+        bumped = self.cal.source == "markers" and self._check_markers(frame, idx, t, out, settled=True)
+        if not bumped:
+            out.append(ev.CameraProblem(t, idx, 0.8, problem="light_changed", resolved=True,
+                                        detail="whole-table change without marker movement; re-reading"))
+        self.watch.reset_brightness(top)
+        self.disturbed_since = None
+        self._resync()
+        self.last_index = idx
+        return True
+
+    def _check_markers(self, frame: np.ndarray, idx: int, t: float, out: list, settled: bool) -> bool:
+        """Markers moved -> warn; once settled recalibrate from them. Returns True if recalibrated."""
+        found = detect_markers(frame)
+        if len(found) < 4:
+            return False
+        moved = max(float(np.hypot(*(found[i] - np.asarray(self.cal.marker_image[i])))) for i in found)
+        if moved < BUMP_PX:
+            return False
+        if not settled:
+            if self.disturbed_since is None:
+                self.disturbed_since = idx       # treat as a disturbance: freeze, then recalibrate when still
+            return False
+        try:
+            new = calibrate_from_points(found, self.cal.image_size, self.cal.layout)
+        except CalibrationError:
+            return False
+        new.bands = self.cal.bands
+        self.cal = new
+        self.watch.set_calibration(new)
+        out.append(ev.CameraProblem(t, idx, 1.0, problem="bumped", resolved=True,
+                                    detail=f"markers moved {moved:.1f} px; recalibrated"))
+        return True
+
+    def _resync(self) -> None:
+        for r in self.regions.values():
+            r.needs_read, r.silent, r.readings = True, True, []
+        self.watch.prev = None
+
+    # --- reading ---------------------------------------------------------------------------------------
+
+    def _regions_to_read(self, idx: int, t: float) -> list[_Region]:
+        views = self.watch.views
+        for r in self.regions.values():
+            v = views[r.name]
+            if v.motion > MOTION_BUSY:
+                r.last_motion = idx
+                r.readings = []
+            if v.change > CHANGE_DIRTY and not r.needs_read:
+                r.needs_read = True
+                r.change_start_t = t
+        if idx % self.heal_every == 0:
+            names = sorted(self.regions)
+            r = self.regions[names[self._heal_cursor % len(names)]]
+            self._heal_cursor += 1
+            r.needs_read = True
+        return [r for r in self.regions.values() if r.needs_read and idx - r.last_motion >= self.settle_frames]
+
+    def _read(self, frame: np.ndarray, regions: Sequence[_Region]) -> dict[str, list[TileSeen]]:
+        """Run the tile model once over the image rectangle holding these regions; sort tiles into regions."""
+        h, w = frame.shape[:2]
+        polys = [self.cal.to_image(self.cal.band(r.name).polygon(self.cal.layout.size_mm)) for r in regions]
+        pts = np.vstack(polys)
+        pad = 12
+        x0, y0 = (np.floor(pts.min(axis=0)) - pad).astype(int)
+        x1, y1 = (np.ceil(pts.max(axis=0)) + pad).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 <= x0 or y1 <= y0:
+            dets = []
+        elif hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
+            dets = self.model.detect_at(self._frame_index, (x0, y0, x1, y1))
+        else:
+            dets = self.model.detect(frame[y0:y1, x0:x1])
+        self.stats["detector_calls"] += 1
+        self.stats["regions_read"] += len(regions)
+        out: dict[str, list[TileSeen]] = {r.name: [] for r in regions}
+        if not dets:
+            return out
+        centers = np.array([[(d.box[0] + d.box[2]) / 2 + x0, (d.box[1] + d.box[3]) / 2 + y0] for d in dets])
+        table = self.cal.to_table(centers)
+        size = self.cal.layout.size_mm
+        for d, (x, y) in zip(dets, table, strict=True):
+            for r in regions:
+                b = self.cal.band(r.name)
+                if b.seat < 0:
+                    inside = b.u[0] <= x <= b.u[1] and b.v[0] <= y <= b.v[1]
+                else:
+                    u, v = table_to_seat(b.seat, x, y, size)
+                    inside = b.u[0] <= u <= b.u[1] and b.v[0] <= v <= b.v[1]
+                if inside:
+                    out[r.name].append(TileSeen(float(x), float(y), d.face, d.tile if d.face == "up" else None,
+                                                float(d.score), d.tile_score))
+                    break
+        return out
+
+    def _take_reading(self, r: _Region, reading: list[TileSeen], top: np.ndarray, idx: int, t: float,
+                      exp: Expectation) -> list[ev.Observation]:
+        tol = 0.5 * self.cal.layout.tile_w_mm
+        if r.readings and not same_reading(r.readings[-1], reading, tol):
+            r.readings = []
+            r.reads_without_agreement += 1
+        r.readings.append(reading)
+        if len(r.readings) < self.stable_reads:
+            if r.reads_without_agreement > 3 * self.fps:
+                r.reads_without_agreement = 0
+                r.needs_read = False
+                self.watch.set_reference(r.name, top)
+                return [ev.AskHuman(t, idx, 0.0, question=f"I cannot get a steady view of {_where(r)}: "
+                                    "is something lying on it?", seat=r.seat)]
+            return []
+        r.readings, r.reads_without_agreement = [], 0
+        r.needs_read = False
+        self.watch.set_reference(r.name, top)
+        diff = r.tracks.commit(reading)
+        t_action = r.change_start_t if r.change_start_t is not None else t
+        r.change_start_t = None
+        if r.silent:
+            r.silent = False
+            return []
+        if not diff:
+            return []
+        return self._observe(r, diff, idx, t, t_action, exp)
+
+    # --- from changes to observations ------------------------------------------------------------------
+
+    def _observe(self, r: _Region, diff, idx: int, t: float, t_action: float, exp: Expectation
+                 ) -> list[ev.Observation]:
+        out: list[ev.Observation] = []
+        kw = {"t_action": t_action}
+        if r.kind == "floor":
+            for tr in diff.added:
+                if tr.face != "up" or tr.tile is None:
+                    continue
+                seat = self.turn if self.turn is not None else -1
+                out.append(ev.DiscardDown(t, idx, round(tr.confidence, 3), seat=seat, tile=tr.tile, **kw))
+                if tr.confidence < 0.5:
+                    out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was just discarded?",
+                                           seat=seat, choices=tuple(c for c, _ in tr.votes.most_common(3) if c)))
+                if seat >= 0:
+                    self.turn = (seat + 1) % 4
+        elif r.kind == "wall":
+            size = self.cal.layout.size_mm
+            rest = [table_to_seat(r.seat, tr.x, tr.y, size)[0] for tr in r.tracks.tracks]
+            for tr in diff.removed:
+                u = table_to_seat(r.seat, tr.x, tr.y, size)[0]
+                end = "left" if not rest or u <= np.mean(rest) else "right"
+                seat = self.turn if self.turn is not None else -1
+                out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
+        elif r.kind == "slope":
+            if diff.added:
+                out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=len(diff.added), **kw))
+                self.turn = r.seat
+            out += self._count_check(r, exp, idx, t)
+        elif r.kind == "rack_top":
+            out += self._rack_top(r, diff, idx, t, kw)
+        return out
+
+    def _rack_top(self, r: _Region, diff, idx: int, t: float, kw: dict) -> list[ev.Observation]:
+        out: list[ev.Observation] = []
+        size = self.cal.layout.size_mm
+        order = sorted(r.tracks.tracks, key=lambda tr: table_to_seat(r.seat, tr.x, tr.y, size)[0])
+        face_up = [tr for tr in order if tr.face == "up" and tr.tile]
+        if diff.added and len(face_up) >= 14:
+            conf = min(tr.confidence for tr in face_up)
+            out.append(ev.HandDisplayed(t, idx, round(conf, 3), seat=r.seat, tiles=tuple(tr.tile for tr in face_up),
+                                        **kw))
+            return out
+        groups = _groups(order, r.seat, size, self.cal.layout.tile_w_mm)
+        added = {tr.id for tr in diff.added if tr.face == "up" and tr.tile}
+        for g in groups:
+            if added & {tr.id for tr in g}:
+                conf = min(tr.confidence for tr in g)
+                out.append(ev.ExposurePlaced(t, idx, round(conf, 3), seat=r.seat,
+                                             tiles=tuple(tr.tile for tr in g if tr.tile), **kw))
+                self.turn = r.seat
+        for old, tr in diff.recoded:
+            if old == "J" and tr.tile and tr.tile != "J":
+                gi = next(i for i, g in enumerate(groups) if tr in g)
+                seat = self.turn if self.turn is not None else -1
+                out.append(ev.JokerExchanged(t, idx, round(tr.confidence, 3), seat=seat, exposure_seat=r.seat,
+                                             exposure_index=gi, tile=tr.tile, **kw))
+        return out
+
+    def _count_check(self, r: _Region, exp: Expectation, idx: int, t: float) -> list[ev.Observation]:
+        if not exp.rack_counts or r.seat not in exp.rack_counts:
+            return []
+        seen, want = r.tracks.count(), exp.rack_counts[r.seat]
+        if seen == want or self._reported_counts.get(r.seat) == (seen, want):
+            return []
+        self._reported_counts[r.seat] = (seen, want)
+        return [ev.TileCountMismatch(t, idx, 0.7, seat=r.seat, where="rack", seen=seen, expected=want)]
+
+
+def _groups(order: list[Track], seat: int, size: float, tile_w: float) -> list[list[Track]]:
+    """Split a rack top's tiles (sorted along the rack) into exposures at gaps wider than half a tile."""
+    groups: list[list[Track]] = []
+    last_u = None
+    for tr in order:
+        u = table_to_seat(seat, tr.x, tr.y, size)[0]
+        if last_u is None or u - last_u > 1.5 * tile_w:
+            groups.append([])
+        groups[-1].append(tr)
+        last_u = u
+    return groups
+
+
+def _where(r: _Region) -> str:
+    names = ("East", "South", "West", "North")
+    return "the discard floor" if r.seat < 0 else f"{names[r.seat]}'s {r.kind.replace('_', ' ')}"
