@@ -36,14 +36,12 @@ def _mpsz(kinds_red: list[tuple[int, bool]]) -> str:
     return "".join(out)
 
 
-def _sets(rng: random.Random) -> list[tuple[str, int]] | None:
-    """Four sets and a pair as (kind of group, first tile kind); None when the counts overflow."""
+def _random_groups(rng: random.Random) -> list[tuple[str, int]]:
+    """Four sets and a pair drawn freely, sometimes kept to one suit (+ honours) or to simples."""
     style = rng.random()
     suits = [rng.randrange(3)] if style < 0.25 else [0, 1, 2]
     honours = style < 0.15 or rng.random() < 0.6
     simples_only = 0.25 <= style < 0.45
-    counts = [0] * 34
-    groups: list[tuple[str, int]] = []
 
     def pick_kind() -> int:
         if honours and rng.random() < 0.3:
@@ -51,23 +49,75 @@ def _sets(rng: random.Random) -> list[tuple[str, int]] | None:
         lo, hi = (1, 7) if simples_only else (0, 8)
         return rng.choice(suits) * 9 + rng.randint(lo, hi)
 
-    for i in range(5):
-        if i == 4:
-            k = pick_kind()
-            groups.append(("pair", k))
-            counts[k] += 2
-        elif rng.random() < 0.6:
-            suit = rng.choice(suits)
+    groups: list[tuple[str, int]] = []
+    for _ in range(4):
+        if rng.random() < 0.6:
             lo, hi = (1, 5) if simples_only else (0, 6)
-            start = suit * 9 + rng.randint(lo, hi)
-            groups.append(("chow", start))
-            for k in (start, start + 1, start + 2):
-                counts[k] += 1
+            groups.append(("chow", rng.choice(suits) * 9 + rng.randint(lo, hi)))
         else:
-            k = pick_kind()
-            groups.append(("pung", k))
-            counts[k] += 3
-    return groups if max(counts) <= 4 else None
+            groups.append(("pung", pick_kind()))
+    return groups + [("pair", pick_kind())]
+
+
+def _themed_groups(rng: random.Random) -> list[tuple[str, int]]:
+    """Hands built around a rarer pattern (three-suit chows or pungs, straight, outside hands, dragons,
+    winds) so those patterns are compared often, not once in a thousand hands."""
+    theme = rng.choice(("sanshoku", "doukou", "ittsu", "outside", "dragons", "winds", "green", "terminals"))
+    suit = rng.randrange(3) * 9
+    any_kind = rng.randrange(34)
+    if theme == "sanshoku":
+        r = rng.randint(0, 6)
+        core = [("chow", r), ("chow", r + 9), ("chow", r + 18)]
+    elif theme == "doukou":
+        r = rng.randint(0, 8)
+        core = [("pung", r), ("pung", r + 9), ("pung", r + 18)]
+    elif theme == "ittsu":
+        core = [("chow", suit), ("chow", suit + 3), ("chow", suit + 6)]
+    elif theme == "outside":  # every set and the pair hold a terminal or an honour
+        outside = [("chow", rng.randrange(3) * 9 + rng.choice((0, 6))) for _ in range(2)]
+        ends = [k for k in (0, 8, 9, 17, 18, 26)] + ([] if rng.random() < 0.5 else list(range(27, 34)))
+        core = outside + [("pung", rng.choice(ends))]
+        return core + [rng.choice((("chow", rng.randrange(3) * 9 + 6), ("pung", rng.choice(ends)))),
+                       ("pair", rng.choice(ends))]
+    elif theme == "dragons":
+        dragons = rng.sample((31, 32, 33), 3)
+        core = [("pung", dragons[0]), ("pung", dragons[1])]
+        core.append(("pair", dragons[2]) if rng.random() < 0.6 else ("pung", dragons[2]))
+    elif theme in ("green", "terminals"):
+        kinds = (19, 20, 21, 23, 25, 32) if theme == "green" else (0, 8, 9, 17, 18, 26, 27)
+        picks = rng.sample(kinds, 5)
+        core = [("pung", k) for k in picks[:4]] + [("pair", picks[4])]
+        if theme == "green" and rng.random() < 0.5:
+            core[0] = ("chow", 19)  # 2-3-4 of Bams
+        return core
+    else:
+        winds = rng.sample((27, 28, 29, 30), 4)
+        core = [("pung", w) for w in winds[:3]]
+        core.append(("pair", winds[3]) if rng.random() < 0.6 else ("pung", winds[3]))
+    while len(core) < 5:
+        has_pair = any(g == "pair" for g, _ in core)
+        if len(core) == 4 and not has_pair:
+            core.append(("pair", any_kind))
+        elif rng.random() < 0.5 or any_kind >= 27:
+            core.append(("pung", rng.randrange(34)))
+        else:
+            core.append(("chow", rng.randrange(3) * 9 + rng.randint(0, 6)))
+    return core
+
+
+def _sets(rng: random.Random) -> list[tuple[str, int]] | None:
+    """Four sets and a pair as (kind of group, first tile kind); None when the counts overflow."""
+    groups = _themed_groups(rng) if rng.random() < 0.3 else _random_groups(rng)
+    counts = [0] * 34
+    for kind, k in groups:
+        if kind == "chow":
+            counts[k] += 1
+            counts[k + 1] += 1
+            counts[k + 2] += 1
+        else:
+            counts[k] += 3 if kind == "pung" else 2
+    pairs = sum(1 for kind, _ in groups if kind == "pair")
+    return groups if max(counts) <= 4 and pairs == 1 and len(groups) == 5 else None
 
 
 def generate(rng: random.Random) -> GenHand:

@@ -1,11 +1,13 @@
 """The request contract: bad input names its field, the command keeps JSON Lines order, mpsz is read right."""
 
+import io
 import json
-import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
+from assistant.cli import main
 from engine.japanese import score_request
 from engine.japanese.tiles import MpszError, american_code, dora_after, parse_mpsz, to_mpsz
 
@@ -71,12 +73,14 @@ def test_id_is_echoed():
     assert score_request(GOOD | {"id": "x", "win": "9s"})["id"] == "x"
 
 
-def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "assistant.cli", "jp", "score", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+def _cli(*args: str, stdin: str, monkeypatch, capsys) -> SimpleNamespace:
+    """Run ``mahj jp score ARGS`` in this process (through the real command-line entry point)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(["jp", "score", *args])
+    return SimpleNamespace(returncode=code, stdout=capsys.readouterr().out)
 
 
-def test_command_answers_each_line_in_order():
+def test_command_answers_each_line_in_order(monkeypatch, capsys):
     lines = [
         json.dumps(GOOD | {"id": 1}),
         "{not json",
@@ -84,7 +88,7 @@ def test_command_answers_each_line_in_order():
         json.dumps({"hand": "222s111p11z", "win": "1z", "tsumo": False, "seat_wind": "N", "round_wind": "S",
                     "melds": [{"type": "pon", "tiles": "555m"}, {"type": "minkan", "tiles": "7777z"}]}),
     ]
-    run = _cli(stdin="\n".join(lines) + "\n")
+    run = _cli(stdin="\n".join(lines) + "\n", monkeypatch=monkeypatch, capsys=capsys)
     out = [json.loads(x) for x in run.stdout.splitlines()]
     assert len(out) == 4
     assert out[0]["id"] == 1 and out[0]["win"] and out[0]["han"] == 1
@@ -94,10 +98,10 @@ def test_command_answers_each_line_in_order():
     assert run.returncode == 1  # one line was bad input
 
 
-def test_command_text_summary_and_default_rules():
+def test_command_text_summary_and_default_rules(monkeypatch, capsys):
     req = GOOD | {"hand": "123m406p789s22255s", "riichi": True}
-    run = _cli("--text", "--rules", "tenhou", stdin=json.dumps(req) + "\n")
+    run = _cli("--text", "--rules", "tenhou", stdin=json.dumps(req) + "\n", monkeypatch=monkeypatch, capsys=capsys)
     assert run.returncode == 0
     assert "3 han" in run.stdout and "Red five" in run.stdout and "dealer pays" in run.stdout
-    run = _cli("--json", stdin=json.dumps(req) + "\n")
+    run = _cli("--json", stdin=json.dumps(req) + "\n", monkeypatch=monkeypatch, capsys=capsys)
     assert json.loads(run.stdout)["han"] == 2  # reference: red fives are plain fives (riichi + self-draw)
