@@ -74,6 +74,7 @@ def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None
             ("signals table", lambda: _signals(board)),
             ("crc error rejected", lambda: _crc(board)),
             ("duplicate not acted twice", lambda: _duplicate(board)),
+            ("lost ack -> resent, beeped once", lambda: _lost_ack(board)),
             ("button press timed", lambda: _button(board)),
             ("host silence -> fail-safe", lambda: _silence(board)),
             ("board reset -> state restored", lambda: _reset(board)),
@@ -165,6 +166,24 @@ def _duplicate(board: Board) -> tuple[bool, str]:
         ok = ok and len(tones) == 1
         return ok, f"same reply twice, {len(tones)} tone(s) on the pin"
     return ok, "same reply twice, duplicate counter +1"
+
+
+def _lost_ack(board: Board) -> tuple[bool | None, str]:
+    rig = board.rig
+    if rig is None:
+        return None, "needs a rig to lose an ack on purpose"
+    board.request("QUIET")
+    before = int(board.request("STATUS")[6])
+    count, t0 = len(board.recoveries), rig.now()
+    rig.drop_next_ack()
+    board.beep(Beep(1600, 30))
+    if not board.wait_applied(3):
+        return False, "beep never acknowledged"
+    rig.sleep_until(rig.now() + 0.05)
+    tones = len([p for p in rig.pin_changes() if p.pin == "BUZZ" and p.value and p.t >= t0])
+    resent = any(r.kind == "resend" for r in board.recoveries[count:])
+    repeats = int(board.request("STATUS")[6]) - before
+    return resent and tones == 1 and repeats == 1, f"resent: {resent}, {tones} tone(s), {repeats} cache answer(s)"
 
 
 def _button(board: Board) -> tuple[bool | None, str]:

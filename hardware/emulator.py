@@ -49,6 +49,7 @@ class BoardEmulator:
         self.pin_changes: list[PinChange] = []
         self.rx_log: list[tuple[float, bytes]] = []  # (time the board had the whole line, line)
         self.boots: list[float] = []
+        self.drop_acks = 0  # acknowledgements to lose on the way to the host (fault injection)
         self._levels = dict.fromkeys(PINS, 0)
         self.reset()
 
@@ -188,7 +189,10 @@ class BoardEmulator:
     # ---- protocol -------------------------------------------------------------------------------------------
     def _send(self, body: str) -> bytes:
         line = proto.frame(body)
-        self._out += line
+        if body.startswith("A ") and self.drop_acks:
+            self.drop_acks -= 1  # lost on the wire (a test's fault injection); the cache still holds it
+        else:
+            self._out += line
         return line
 
     def _emit(self, text: str) -> None:
@@ -230,7 +234,7 @@ class BoardEmulator:
         for seq, crc, reply in self._cache:
             if seq == frame.number and crc == frame.crc:
                 self.duplicates += 1
-                self._out += reply
+                self._send(reply.decode().rstrip("\n").rpartition("*")[0])
                 return
         replay: list[str] = []
         result = self._run(frame.fields[1], list(frame.fields[2:]), replay)

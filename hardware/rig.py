@@ -2,8 +2,8 @@
 ``mahj board check``) look at its pins and press its buttons.
 
 Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``unplug()``/``replug()``,
-``garbage(text)``, ``levels()`` (pins now), ``pin_changes()``, ``rx_log()`` (when the board had each host
-line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's clock), ``close()``.
+``garbage(text)``, ``drop_next_ack()``, ``levels()`` (pins now), ``pin_changes()``, ``rx_log()`` (when the
+board had each host line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's clock), ``close()``.
 Times are the board's own clock in seconds (simulated time for simavr), so timings measured here are honest
 however loaded the machine running the test is.
 
@@ -90,6 +90,10 @@ class EmulatorRig:
     def garbage(self, data: str) -> None:
         """Line noise from the board's side ("\\n" in the text is a line end)."""
         self.board.inject_noise(data.replace("\\n", "\n").encode())
+
+    def drop_next_ack(self) -> None:
+        """The next acknowledgement the board sends is lost on the way to the host."""
+        self.board.drop_acks += 1
 
     def replug(self) -> None:
         self._plugged = True
@@ -218,6 +222,10 @@ class SimavrRig:
     def garbage(self, data: str) -> None:
         """Line noise from the board's side: raw bytes into the host's receive stream."""
         self._command(f"NOISE {data}", "N")
+
+    def drop_next_ack(self) -> None:
+        """The next acknowledgement the board sends is lost on the way to the host."""
+        self._command("DROPACK", "D")
 
     def pin_changes(self) -> list[PinChange]:
         with self._cond:

@@ -312,3 +312,15 @@ def test_beeps_are_played_once(rig, board):
     assert board.wait_applied(2)
     assert rig.sleep_until(rig.now() + 0.1)
     assert len([p for p in edges(rig.pin_changes(), "BUZZ") if p.value]) == 1
+
+
+def test_lost_ack_is_resent_and_the_beep_plays_once(rig, board):
+    board.request("QUIET")
+    t0 = rig.now()
+    rig.drop_next_ack()
+    board.beep(Beep(1500, 30))
+    assert board.wait_applied(2)
+    assert any(r.kind == "resend" and "BEEP" in r.detail for r in board.recoveries)
+    assert rig.sleep_until(t0 + 0.6)  # past the driver's 200 ms ack timeout and the retry
+    assert len([p for p in edges(rig.pin_changes(), "BUZZ", t0) if p.value]) == 1
+    assert board.request("STATUS")[6] == "1"  # the board answered the retry from its cache

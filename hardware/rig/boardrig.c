@@ -15,8 +15,9 @@
  *   B <ns> <seat>         reply to PRESS: simulated time of first contact
  *   RS <ns>               reply to RESET: the reset line was pulled at this time
  *   R <ns>                the AVR restarted at this time (RESET command or watchdog)
- *   U <ns> / N <ns> / T <ns>   replies to UNPLUG / NOISE / TIME
- * stdin commands: PRESS <seat> <hold_ms> | RESET | UNPLUG | REPLUG | NOISE <text> | TIME | QUIT
+ *   U <ns> / N <ns> / D <ns> / T <ns>   replies to UNPLUG / NOISE / DROPACK / TIME
+ * stdin commands: PRESS <seat> <hold_ms> | RESET | UNPLUG | REPLUG | NOISE <text> (\n = line end)
+ *                 | DROPACK (the next acknowledgement line never reaches the host) | TIME | QUIT
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,7 +75,6 @@ static size_t rx_len;
 /* AVR -> host line being logged */
 static char tx_line[128];
 static size_t tx_len;
-static int tx_logged_start;
 static avr_cycle_count_t tx_start;
 
 /* tone tracking on the buzzer pin */
@@ -207,13 +207,20 @@ static void after_reset(void) {
 
 /* ---- UART <-> pty --------------------------------------------------------------------------------------- */
 
+static int acks_to_drop, dropping;
+
 static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     (void)param;
     unsigned char c = (unsigned char)value;
-    if (master >= 0 && write(master, &c, 1) < 0) {
+    if (tx_len == 0 && !dropping && c == 'A' && acks_to_drop > 0) { /* DROPACK: this whole line gets lost */
+        acks_to_drop--;
+        dropping = 1;
+    }
+    if (!dropping && master >= 0 && write(master, &c, 1) < 0) {
         /* no reader or buffer full: the byte is lost, as on a real unread port */
     }
+    if (dropping && c == '\n') dropping = 0;
     if (!tx_len) tx_start = avr->cycle;
     if (c == '\n') {
         tx_line[tx_len] = 0;
@@ -222,7 +229,6 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     } else if (tx_len < sizeof tx_line - 1 && c >= 0x20 && c < 0x7F) {
         tx_line[tx_len++] = (char)c;
     }
-    (void)tx_logged_start;
 }
 
 static avr_cycle_count_t feed_byte(avr_t *a, avr_cycle_count_t when, void *param) {
@@ -310,6 +316,9 @@ static int control(char *cmd) {
         if (master >= 0 && write(master, noise, n) < 0) {
         }
         emit("N %llu\n", ns(avr->cycle));
+    } else if (!strncmp(cmd, "DROPACK", 7)) {
+        acks_to_drop++;
+        emit("D %llu\n", ns(avr->cycle));
     } else if (!strncmp(cmd, "TIME", 4)) {
         emit("T %llu\n", ns(avr->cycle));
     } else if (!strncmp(cmd, "QUIT", 4)) {
