@@ -166,6 +166,7 @@ class Board:
         return True
 
     def set_leds(self, state: BoardState) -> None:
+        """Replaces the whole desired LED state (what ``signal`` does through the signals table)."""
         with self._lock:
             self._desired = state
 
@@ -279,15 +280,13 @@ class Board:
         self._drop_link()
 
     def _note_lost(self, cause: str) -> None:
+        """Remembers why the link is down; says so once if it stays down for 5 s (the recovery line follows)."""
         now = time.monotonic()
         if self._lost_since is None:
             self._lost_since, self._lost_cause, self._lost_warned = now, cause, False
-        if not self._lost_warned and now - self._lost_since > 5 and self.info is not None:
-            log.warning("board on %s: unreachable for 5 s (%s); signals wait, retrying in the background",
-                        self.port, cause)
-            self._lost_warned = True
-        elif not self._lost_warned and self.info is None and now - self._lost_since > 5:
-            log.warning("board on %s: not found yet (%s); retrying in the background", self.port, cause)
+        if not self._lost_warned and now - self._lost_since > 5:
+            what = "unreachable for 5 s" if self.info is not None else "no board answering yet"
+            log.warning("board on %s: %s (%s); signals wait, retrying in the background", self.port, what, cause)
             self._lost_warned = True
 
     def _drop_link(self) -> None:

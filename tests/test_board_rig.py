@@ -324,3 +324,45 @@ def test_lost_ack_is_resent_and_the_beep_plays_once(rig, board):
     assert rig.sleep_until(t0 + 0.6)  # past the driver's 200 ms ack timeout and the retry
     assert len([p for p in edges(rig.pin_changes(), "BUZZ", t0) if p.value]) == 1
     assert board.request("STATUS")[6] == "1"  # the board answered the retry from its cache
+
+
+def test_socket_url_port():
+    """A board behind a TCP bridge (ser2net and the like), opened with a pyserial socket:// URL."""
+    import socket
+    import threading
+
+    emulator = BoardEmulator()
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve():
+        conn, _ = server.accept()
+        conn.settimeout(0.01)
+        with conn:
+            while not stop.is_set():
+                try:
+                    data = conn.recv(256)
+                    if not data:
+                        return
+                    emulator.write(data)
+                except TimeoutError:
+                    pass
+                out = emulator.read()
+                if out:
+                    conn.sendall(out)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    from hardware.driver import open_board
+
+    board = open_board(f"socket://127.0.0.1:{server.getsockname()[1]}")
+    try:
+        assert board.wait_ready(5) and board.info.name == "mahj-emulator"
+        board.signal(ruling("window_closed", 0))
+        assert board.wait_applied(2)
+        assert window_color(emulator.levels()) == "red"
+    finally:
+        board.close()
+        stop.set()
+        thread.join(2)
+        server.close()
