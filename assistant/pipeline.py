@@ -31,6 +31,8 @@ from hardware.signals import BoardState
 #: What the camera cannot see: the Charleston is passed face down. A watched game starts after it, so the
 #: pipeline records the first Charleston and a stop as assumed (journaled with source "assumed").
 ASSUMED_CHARLESTON = ("right", "across", "left")
+#: The same help request is shown and spoken again only after this many seconds.
+HELP_REPEAT_S = 15.0
 
 
 @dataclass
@@ -65,6 +67,7 @@ class Assistant:
         self.t = 0.0
         self.rulings: list[Ruling] = []
         self.game_started = False
+        self._last_notice: tuple[tuple, float] = ((), -1e9)
 
     def name(self, seat: int | None) -> str:
         return self.view.name(seat)
@@ -97,8 +100,14 @@ class Assistant:
         return rulings
 
     def notice(self, n: Notice) -> None:
+        """Journal a notice and show/speak it, unless the very same help request went out moments ago (the
+        reader may repeat a question every frame until someone looks)."""
         if self.journal is not None:
             self.journal.append({"kind": "notice", "frame": self.frame, "notice": n.to_json()})
+        key = (n.kind, n.data.get("message"))
+        if key == self._last_notice[0] and n.t - self._last_notice[1] < HELP_REPEAT_S:
+            return
+        self._last_notice = (key, n.t)
         self._send(n)
 
     def _send(self, r: Any, quiet: bool = False) -> None:
@@ -146,7 +155,10 @@ class Assistant:
         """Apply queued corrections and claims (pipeline thread). Board call buttons are polled here too."""
         if self.board is not None:
             for press in self.board.events():
-                self.inbox.put({"action": "claim", "seat": press.seat, "purpose": "exposure", "source": "board"})
+                # The press's own moment matters: a call at the same instant as the rack goes to the caller.
+                t = self.t - (time.monotonic() - press.t) if press.t is not None else self.t
+                self.inbox.put({"action": "claim", "seat": press.seat, "purpose": "exposure", "source": "board",
+                                "t": t})
         while True:
             try:
                 c = self.inbox.get_nowait()
@@ -163,7 +175,7 @@ class Assistant:
         if c["action"] == "undo":
             return rev.Correction(self.t, "undo")
         if c["action"] == "claim":
-            return rev.Claim(self.t, int(c["seat"]), c.get("purpose", "exposure"))
+            return rev.Claim(c.get("t", self.t), int(c["seat"]), c.get("purpose", "exposure"))
         for index in range(len(self.referee.events) - 1, -1, -1):
             old = self.referee.events[index]
             if isinstance(old, rev.Discard):

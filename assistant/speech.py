@@ -76,8 +76,8 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
     if kind == "window_closed":
         return Announcement("Window closed", QUIET, "window")
     if kind == "claim_pending":
-        what = "Mah Jongg" if data.get("purpose") == "mahjong" else "a call"
-        return Announcement(f"{who}, {what}", NORMAL, "claim")
+        what = " for Mah Jongg" if data.get("purpose") == "mahjong" else ""
+        return Announcement(f"{who} calls{what}", NORMAL, "claim")
     if kind == "claim_awarded":
         return Announcement(f"{who} takes {_tile(data.get('tile'))}", NORMAL, "claim")
     if kind == "exposure_accepted":

@@ -97,6 +97,11 @@ def test_camera_trouble_becomes_a_help_notice():
     assert a.display.snapshots[-1]["help"] == "the table is too dark to read"
     a.observe([ve.CameraProblem(4.0, 120, 1.0, problem="dark", resolved=True)])
     assert a.display.snapshots[-1]["help"] == ""
+    shown = len(a.display.snapshots)
+    a.observe([ve.AskHuman(5.0, 150, 0.5, question="Which tile did West throw?", seat=2, choices=("3B", "8B"))])
+    a.observe([ve.AskHuman(5.1, 153, 0.5, question="Which tile did West throw?", seat=2, choices=("3B", "8B"))])
+    assert len(a.display.snapshots) == shown + 1  # asked once, not every frame
+    assert a.display.snapshots[-1]["help"] == "Which tile did West throw? (Three Bam, Eight Bam?)"
 
 
 def test_corrections_fix_the_last_discard_and_undo():

@@ -30,7 +30,7 @@ def test_sentences_for_rulings():
                              data={"payments": {"0": -100, "1": -50, "2": 200, "3": -50}}), name)
     assert pay.text == "Ada pays 100. Bob pays 50. Di pays 50. Cy receives 200."
     claim = announcement_for(R(kind="claim_pending", seat=3, data={"purpose": "mahjong"}), name)
-    assert claim.text == "Di, Mah Jongg"
+    assert claim.text == "Di calls for Mah Jongg"
     assert announcement_for(R(kind="help", seat=None, data={"message": "hand over the discards"}), name).text \
         == "Please check: hand over the discards"
     assert announcement_for(R(kind="something_new", seat=None, data={}), name) is None
