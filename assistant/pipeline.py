@@ -146,7 +146,7 @@ class Assistant:
     # --- people -------------------------------------------------------------------------------------------
     def request(self, correction: dict) -> dict:
         """Thread-safe: queue a checked correction (see display.app.check_correction) for the pipeline thread."""
-        self.inbox.put(correction)
+        self.inbox.put({"source": "display"} | correction)
         what = {"undo": "Undo", "fix_tile": f"Correction to {correction.get('tile')}",
                 "claim": "Claim"}[correction["action"]]
         return {"message": f"{what} received."}
@@ -168,7 +168,7 @@ class Assistant:
             if event is None:
                 self.notice(Notice("help", self.t, None, {"message": "nothing to correct yet"}))
                 continue
-            self.apply(event, source=c.get("source", "person"))
+            self.apply(event, source=c["source"])
 
     def correction_event(self, c: dict) -> rev.Event | None:
         """The referee event for a person's request: undo, replace the last discard's tile, or a claim."""
