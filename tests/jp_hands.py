@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cache
 
 WINDS = "ESWN"
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
@@ -210,17 +211,24 @@ def _try(rng: random.Random) -> GenHand | None:
     return GenHand(req, all136, win136, melds136, dora136)
 
 
-def mahjong_package_score(hand: GenHand):
-    """Score a generated hand with the ``mahjong`` package in the settings that match our ``tenhou`` preset."""
+@cache
+def _package():
+    """The ``mahjong`` package's classes, imported once (the package is a test-only dependency)."""
     from mahjong.constants import EAST
     from mahjong.hand_calculating.hand import HandCalculator
     from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
     from mahjong.meld import Meld
 
     kinds = {"chi": Meld.CHI, "pon": Meld.PON, "minkan": Meld.KAN, "ankan": Meld.KAN, "kakan": Meld.SHOUMINKAN}
-    melds = [Meld(meld_type=kinds[t], tiles=ids, opened=opened) for t, ids, opened in hand.melds136]
+    return EAST, HandCalculator, HandConfig, OptionalRules, Meld, kinds
+
+
+def mahjong_package_score(hand: GenHand):
+    """Score a generated hand with the ``mahjong`` package in the settings that match our ``tenhou`` preset."""
+    east, calculator, hand_config, optional_rules, meld, kinds = _package()
+    melds = [meld(meld_type=kinds[t], tiles=ids, opened=opened) for t, ids, opened in hand.melds136]
     req = hand.request
-    config = HandConfig(
+    config = hand_config(
         is_tsumo=req["tsumo"],
         is_riichi=bool(req.get("riichi")),
         is_daburu_riichi=bool(req.get("double_riichi")),
@@ -228,9 +236,9 @@ def mahjong_package_score(hand: GenHand):
         is_rinshan=bool(req.get("rinshan")),
         is_haitei=bool(req.get("haitei")),
         is_houtei=bool(req.get("houtei")),
-        player_wind=EAST + WINDS.index(req["seat_wind"]),
-        round_wind=EAST + WINDS.index(req["round_wind"]),
-        options=OptionalRules(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True),
+        player_wind=east + WINDS.index(req["seat_wind"]),
+        round_wind=east + WINDS.index(req["round_wind"]),
+        options=optional_rules(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True),
     )
-    return HandCalculator.estimate_hand_value(hand.tiles136, hand.win136, melds=melds,
-                                              dora_indicators=hand.dora136, config=config)
+    return calculator.estimate_hand_value(hand.tiles136, hand.win136, melds=melds,
+                                          dora_indicators=hand.dora136, config=config)

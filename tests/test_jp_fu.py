@@ -63,6 +63,7 @@ def test_double_wind_pair_is_a_preset_field():
     counts = [0] * 34
     for k in (1, 2, 3, 11, 12, 13, 21, 22, 23, 33, 33, 33, 27, 27):
         counts[k] += 1
+    counts = tuple(counts)
     sit = Situation(tsumo=False, seat_wind=27, round_wind=27)
     as_two = score(counts, (), 1, 0, sit, replace(REFERENCE, double_wind_pair_fu=2))
     as_four = score(counts, (), 1, 0, sit, REFERENCE)

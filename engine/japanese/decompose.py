@@ -11,6 +11,7 @@ Sets are ints, cheap to compare and hash: ``kind * 2`` is a chow starting at ``k
 from __future__ import annotations
 
 from functools import cache
+from itertools import chain
 
 Split = tuple[tuple[int, ...], int]  # (sets, pair kind or -1)
 
@@ -67,14 +68,14 @@ def _honour_entry(counts: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None
     return sets, pairs[0] if pairs else -1
 
 
-def standard_splits(counts: list[int]) -> list[Split]:
-    """Every reading of 34 concealed counts as sets plus exactly one pair; [] when there is none.
+def standard_splits(counts: tuple[int, ...]) -> list[Split]:
+    """Every reading of 34 concealed counts (a tuple) as sets plus exactly one pair; [] when there is none.
 
     The caller has already checked the tile total (3 per missing set + 2). Each suit's (and the honours')
     counts are looked up in tables filled on first sight, so a hand costs four dict lookups and the product.
     """
     pairs = 0
-    part = tuple(counts[27:])
+    part = counts[27:]
     honours = _HONOUR_TABLE.get(part, False)
     if honours is False:
         honours = _HONOUR_TABLE[part] = _honour_entry(part)
@@ -82,9 +83,11 @@ def standard_splits(counts: list[int]) -> list[Split]:
         return []
     if honours[1] >= 0:
         pairs = 1
-    readings: list[Split] = [honours]
+    fixed = [honours[0]]  # the sets of every group that splits one way only
+    pair = honours[1]
+    several: list[tuple[Split, ...]] = []
     for table, base in zip(_SUIT_TABLES, (0, 9, 18), strict=True):
-        part = tuple(counts[base:base + 9])
+        part = counts[base:base + 9]
         entry = table.get(part)
         if entry is None:
             entry = table[part] = _suit_entry(part, base)
@@ -95,18 +98,24 @@ def standard_splits(counts: list[int]) -> list[Split]:
             continue
         pairs += has_pair
         if len(splits) == 1:
-            sets, pair = splits[0]
-            readings = [(have + sets, pair if pair >= 0 else p) for have, p in readings]
+            fixed.append(splits[0][0])
+            if has_pair:
+                pair = splits[0][1]
         else:
-            readings = [(have + sets, pair if pair >= 0 else p) for have, p in readings for sets, pair in splits]
-    return readings if pairs == 1 else []
+            several.append(splits)
+    if pairs != 1:
+        return []
+    readings: list[Split] = [(tuple(chain.from_iterable(fixed)), pair)]
+    for splits in several:
+        readings = [(have + sets, p if p >= 0 else have_pair) for have, have_pair in readings for sets, p in splits]
+    return readings
 
 
-def is_seven_pairs(counts: list[int]) -> bool:
+def is_seven_pairs(counts: tuple[int, ...]) -> bool:
     """Seven different pairs (the text forbids two identical pairs)."""
     return counts.count(2) == 7
 
 
-def is_thirteen_orphans(counts: list[int], orphans: tuple[int, ...]) -> bool:
+def is_thirteen_orphans(counts: tuple[int, ...], orphans: tuple[int, ...]) -> bool:
     """One of each terminal and honour plus a second of one of them."""
     return sum(counts) == 14 and all(counts[k] for k in orphans) and sum(counts[k] for k in orphans) == 14

@@ -28,15 +28,15 @@ def basic_points(han: int, fu: int, counted_limit: bool = True, kiriage: bool = 
 
     ``counted_limit`` off caps 13+ han at 300 %; ``kiriage`` rounds 1920 (4 han 30 fu, 3 han 60 fu) to 2000.
     """
-    for min_han, points, name in _HIGH:
-        if han >= min_han:
-            if min_han == 13 and not counted_limit:
-                return 3 * LIMIT, "sanbaiman"
-            return points, name
-    base = fu * (1 << (han + 2))
-    if base >= LIMIT or (kiriage and base == 1920):
-        return LIMIT, "mangan"
-    return base, None
+    if han < 5:  # the common case first: below the Limit unless the formula passes it
+        base = fu << (han + 2)
+        if base >= LIMIT or (kiriage and base == 1920):
+            return LIMIT, "mangan"
+        return base, None
+    min_han, points, name = next(row for row in _HIGH if han >= row[0])
+    if min_han == 13 and not counted_limit:
+        return 3 * LIMIT, "sanbaiman"
+    return points, name
 
 
 def _round_up(points: int) -> int:

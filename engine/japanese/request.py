@@ -97,7 +97,7 @@ def _meld_of(kind: str, text: str) -> tuple[Meld, tuple[int, ...], int]:
 
 
 def parse_request(request: Mapping[str, Any], presets: Mapping[str, Rules] = PRESETS
-                  ) -> tuple[list[int], tuple[Meld, ...], int, int, Situation, Rules]:
+                  ) -> tuple[tuple[int, ...], tuple[Meld, ...], int, int, Situation, Rules]:
     """Check a request and turn it into the scorer's arguments (counts, melds, win, red fives, situation, rules).
 
     ``presets`` are the rulesets the ``rules`` field may name (a table's own ruleset can be added there).
@@ -150,21 +150,20 @@ def parse_request(request: Mapping[str, Any], presets: Mapping[str, Rules] = PRE
         raise RequestError("tsumo", "missing (true: self-drawn, false: on a discard)")
     tsumo = _flag(request, "tsumo")
     seat, rnd = _wind(request, "seat_wind"), _wind(request, "round_wind")
-    flags = {key: _flag(request, key) for key in _FLAGS.intersection(request)}
-    dora = _indicators(request, "dora_indicators")
-    ura = _indicators(request, "ura_indicators")
+    named = _FLAGS.intersection(request)
+    flags = {key: _flag(request, key) for key in named} if named else {}
+    dora = _indicators(request, "dora_indicators") if "dora_indicators" in request else ()
+    ura = _indicators(request, "ura_indicators") if "ura_indicators" in request else ()
     sit = Situation(tsumo, seat, rnd, dora_indicators=dora, ura_indicators=ura, **flags)
     for key, value in flags.items():
         if value:
             possible, why = _POSSIBLE[key]
             if not possible(sit, melds, rules):
                 raise RequestError(key, why)
-    return counts, tuple(melds), win, red, sit, rules
+    return tuple(counts), tuple(melds), win, red, sit, rules
 
 
 def _indicators(request: Mapping[str, Any], key: str) -> tuple[int, ...]:
-    if key not in request:
-        return ()
     kinds, _ = _tiles(request, key)
     if len(kinds) > 5:
         raise RequestError(key, f"at most 5 indicators (1 + 4 kongs), got {len(kinds)}")
@@ -210,27 +209,24 @@ def score_request(request: Mapping[str, Any], presets: Mapping[str, Rules] = PRE
             out["id"] = request["id"]
         return out
     result = score(counts, melds, win, red, sit, rules)
-    out = {"ok": True, "win": result.win}
+    if not result.win:
+        out = {"ok": True, "win": False, "reason": result.reason}
+    else:
+        dealer = sit.dealer
+        out = {
+            "ok": True,
+            "win": True,
+            "han": result.han,
+            "fu": result.fu,
+            "fu_details": [{"fu": fu, "reason": fu_reason(key, kind)} for fu, key, kind in result.fu_parts],
+            "yaku": [{"name": key, "han": han, "english": YAKU_NAMES[key], "limit": limits} if limits > 0 else
+                     {"name": key, "han": han, "english": YAKU_NAMES[key]} for key, han, limits in result.yaku],
+            "basic_points": result.basic,
+            "limit_name": result.limit_name,
+            "dealer": dealer,
+            "payments": payments(result.basic, dealer, sit.tsumo),
+            "rules": rules.name,
+        }
     if "id" in request:
         out["id"] = request["id"]
-    if not result.win:
-        out["reason"] = result.reason
-        return out
-    yaku = []
-    for key, han, limits in result.yaku:
-        item: dict[str, Any] = {"name": key, "han": han, "english": YAKU_NAMES[key]}
-        if limits > 0:
-            item["limit"] = limits
-        yaku.append(item)
-    out.update(
-        han=result.han,
-        fu=result.fu,
-        fu_details=[{"fu": fu, "reason": fu_reason(key, kind)} for fu, key, kind in result.fu_parts],
-        yaku=yaku,
-        basic_points=result.basic,
-        limit_name=result.limit_name,
-        dealer=sit.dealer,
-        payments=payments(result.basic, sit.dealer, sit.tsumo),
-        rules=rules.name,
-    )
     return out

@@ -177,14 +177,14 @@ class _Hand:
         "honours", "suits", "green", "extra", "extra_has_yaku", "situational_limits",
     )
 
-    def __init__(self, counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: Situation,
+    def __init__(self, counts: tuple[int, ...], melds: tuple[Meld, ...], win: int, red: int, sit: Situation,
                  rules: Rules) -> None:
         self.counts = counts
         self.melds = melds
         self.win = win
         self.sit = sit
         self.rules = rules
-        allc = counts[:]
+        allc = list(counts) if melds else counts
         melded = []
         menzen = True
         for m in melds:
@@ -207,10 +207,12 @@ class _Hand:
         self.simples = _TH_SET.isdisjoint(kinds)
         self.all_th = _TH_SET.issuperset(kinds)
         self.honours = kinds[-1] >= 27
-        self.suits = [s for s in (0, 9, 18) if any(allc[s:s + 9])]
+        suits = set(map(_SUIT_BASE_OF.__getitem__, kinds))
+        suits.discard(27)
+        self.suits = sorted(suits)
         self.green = GREEN_KINDS.issuperset(kinds)
         self.extra = self._extras(red)
-        self.extra_has_yaku = any(limits == 0 for _, _, limits in self.extra)
+        self.extra_has_yaku = bool(self.extra) and self.extra[0][2] == 0  # yaku come before dora
         self.situational_limits = self._situational_limits()
 
     def _extras(self, red: int) -> list[tuple[str, int, int]]:
@@ -282,7 +284,7 @@ class _Hand:
             out.append(("chinroutou", 1))
         if not self.melds and len(self.suits) == 1 and not self.honours:
             base = self.suits[0]
-            c = self.counts[base:base + 9]
+            c = list(self.counts[base:base + 9])
             if c[0] >= 3 and c[8] >= 3 and all(c[1:8]):
                 c[self.win - base] -= 1
                 pure = c == [3, 1, 1, 1, 1, 1, 1, 1, 3]
@@ -442,6 +444,8 @@ _LAST_TILE_KEYS = ("haitei", "houtei", "rinshan", "chankan")
 #: The kind each indicator makes dora, by indicator kind.
 DORA_OF: tuple[int, ...] = tuple(dora_after(i) for i in range(34))
 _TH_SET = frozenset(TERMINALS_AND_HONOURS)
+#: First kind of each kind's suit (0, 9, 18; 27 for honours).
+_SUIT_BASE_OF: tuple[int, ...] = tuple(min(k // 9, 3) * 9 for k in range(34))
 
 
 def _identical_chows(han: dict[str, int], chows: list[int]) -> str:
@@ -508,7 +512,7 @@ def _seven_pairs(hand: _Hand, shape_limits: list[tuple[str, int]]) -> Score:
     return _finish(hand, yaku, 25, [(25, "seven_pairs", -1)])
 
 
-def score(counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: Situation, rules: Rules) -> Score:
+def score(counts: tuple[int, ...], melds: tuple[Meld, ...], win: int, red: int, sit: Situation, rules: Rules) -> Score:
     """Score a checked hand: the best of all its readings, or why it does not win.
 
     ``counts``: 34 concealed counts including the winning tile ``win``; ``red``: red fives in the whole hand.
@@ -528,6 +532,8 @@ def score(counts: list[int], melds: tuple[Meld, ...], win: int, red: int, sit: S
         elif not candidates and is_thirteen_orphans(counts, TERMINALS_AND_HONOURS):
             name = "kokushi_13" if counts[win] == 2 else "kokushi"
             candidates.append(_limit_score(hand, hand.situational_limits + [(name, 1)]))
+    if len(candidates) == 1 and candidates[0].win:
+        return candidates[0]
     for cand in candidates:
         if not cand.win:
             no_yaku = cand
