@@ -213,19 +213,21 @@ def _try(rng: random.Random) -> GenHand | None:
 
 @cache
 def _package():
-    """The ``mahjong`` package's classes, imported once (the package is a test-only dependency)."""
+    """The ``mahjong`` package's classes and our ``tenhou`` preset in its terms, made once (as our presets are;
+    the package is a test-only dependency)."""
     from mahjong.constants import EAST
     from mahjong.hand_calculating.hand import HandCalculator
     from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
     from mahjong.meld import Meld
 
     kinds = {"chi": Meld.CHI, "pon": Meld.PON, "minkan": Meld.KAN, "ankan": Meld.KAN, "kakan": Meld.SHOUMINKAN}
-    return EAST, HandCalculator, HandConfig, OptionalRules, Meld, kinds
+    options = OptionalRules(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True)
+    return EAST, HandCalculator, HandConfig, options, Meld, kinds
 
 
 def mahjong_package_score(hand: GenHand):
     """Score a generated hand with the ``mahjong`` package in the settings that match our ``tenhou`` preset."""
-    east, calculator, hand_config, optional_rules, meld, kinds = _package()
+    east, calculator, hand_config, options, meld, kinds = _package()
     melds = [meld(meld_type=kinds[t], tiles=ids, opened=opened) for t, ids, opened in hand.melds136]
     req = hand.request
     config = hand_config(
@@ -238,7 +240,7 @@ def mahjong_package_score(hand: GenHand):
         is_houtei=bool(req.get("houtei")),
         player_wind=east + WINDS.index(req["seat_wind"]),
         round_wind=east + WINDS.index(req["round_wind"]),
-        options=optional_rules(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=True),
+        options=options,
     )
     return calculator.estimate_hand_value(hand.tiles136, hand.win136, melds=melds,
                                           dora_indicators=hand.dora136, config=config)
