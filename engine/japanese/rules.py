@@ -82,10 +82,6 @@ class Rules:
     #: Fu added to an open hand that earned no fu beyond winning (the text's open no-points hand).
     open_no_points_fu: int = 10
 
-    def han_of(self, pattern: str, concealed: bool) -> int:
-        """The han a pattern is worth in this ruleset (0 = does not count)."""
-        return self.han_table(concealed).get(pattern, 0)
-
     def han_table(self, concealed: bool) -> dict[str, int]:
         """pattern -> han for a concealed or an open hand, built once per ruleset (the scorer's hot path)."""
         return self._han_tables[concealed]

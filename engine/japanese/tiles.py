@@ -1,7 +1,7 @@
 """Japanese tiles in mpsz notation and as the small integers the scorer works with.
 
-The scorer counts tiles in a list of 34 ints (index = tile kind), because every rule it checks is a question
-about counts: ``0..8`` are 1m..9m (Craks), ``9..17`` 1p..9p (Dots), ``18..26`` 1s..9s (Bams), ``27..33`` the
+The scorer counts tiles in 34 ints (index = tile kind), because every rule it checks is a question about
+counts: ``0..8`` are 1m..9m (Craks), ``9..17`` 1p..9p (Dots), ``18..26`` 1s..9s (Bams), ``27..33`` the
 honours East, South, West, North, White, Green, Red (``1z..7z``). A red five (``0m 0p 0s``) is the same kind
 as its plain five; the parser reports how many red fives it saw separately, because only dora cares.
 
@@ -30,7 +30,6 @@ WIND_INDEX: dict[str, int] = {"E": EAST, "S": SOUTH, "W": WEST, "N": NORTH}
 #: Terminals and honours (the 13 kinds of thirteen orphans).
 TERMINALS_AND_HONOURS: tuple[int, ...] = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 IS_TERMINAL_OR_HONOUR: tuple[bool, ...] = tuple(i in TERMINALS_AND_HONOURS for i in range(34))
-IS_HONOUR: tuple[bool, ...] = tuple(i >= 27 for i in range(34))
 #: The kinds of All Green: 2, 3, 4, 6, 8 Bams and the Green Dragon.
 GREEN_KINDS: frozenset[int] = frozenset((19, 20, 21, 23, 25, GREEN))
 
@@ -104,23 +103,6 @@ def _what_is_wrong(text: object) -> str:
 #: mpsz name of each kind ("1m" .. "7z").
 KIND_NAMES: tuple[str, ...] = tuple(f"{k % 9 + 1}{'mps'[k // 9]}" for k in range(27)) + tuple(
     f"{d}z" for d in range(1, 8))
-
-
-def to_mpsz(kinds: list[int] | tuple[int, ...], red: int = 0) -> str:
-    """Write tile kinds as compact mpsz text (sorted), showing up to ``red`` fives as ``0``, suit by suit."""
-    out = []
-    red_left = red
-    for letter, base, size in (("m", 0, 9), ("p", 9, 9), ("s", 18, 9), ("z", 27, 7)):
-        digits = []
-        for k in sorted(k for k in kinds if base <= k < base + size):
-            d = k - base + 1
-            if letter != "z" and d == 5 and red_left:
-                red_left -= 1
-                d = 0
-            digits.append(str(d))
-        if digits:
-            out.append("".join(digits) + letter)
-    return "".join(out)
 
 
 def dora_after(indicator: int) -> int:
