@@ -106,37 +106,46 @@ def table_to_seat(seat: int, x: float, y: float, size_mm: float) -> tuple[float,
 
 def default_bands(layout: TableLayout) -> list[Band]:
     """Regions from standard proportions: from the player's edge inward the rack slope with the standing tiles,
-    the rack top with exposures, the wall pushed against the rack; the floor is the square inside the walls."""
+    the rack top with exposures, the wall pushed against the rack; the floor is the square inside the walls.
+    A seat's three bands tile its strip without gaps: a raised tile (on the rack top, or the top of a standing
+    tile) appears shifted by up to ~15 mm on the table plane depending on where the camera is, and must still
+    land in a band."""
     half = layout.rack_len_mm / 2
     bands: list[Band] = []
     for seat in SEATS:
         bands += [
-            Band(seat, "slope", (-half, half), (15.0, 60.0)),
-            Band(seat, "rack_top", (-half, half), (60.0, 105.0)),
-            Band(seat, "wall", (-half + 20, half - 20), (108.0, 150.0)),
+            Band(seat, "slope", (-half, half), (-15.0, 40.0)),
+            Band(seat, "rack_top", (-half, half), (40.0, 100.0)),
+            Band(seat, "wall", (-half + 20, half - 20), (100.0, 155.0)),
         ]
-    lo, hi = 160.0, layout.size_mm - 160.0
+    lo, hi = 158.0, layout.size_mm - 158.0
     bands.append(Band(-1, "floor", (lo, hi), (lo, hi)))
     return bands
 
 
 def fit_bands(bands: list[Band], tiles: list[tuple[float, float, str]], size_mm: float, reach: float = 25.0,
               min_tiles: int = 3) -> list[Band]:
-    """Regions adjusted to where the tiles actually are: each seat band is re-centred (depth kept) on the median
-    inward distance of the tiles found in it or within ``reach`` mm of it. ``tiles``: (x, y, face) in table mm
+    """Regions adjusted to where the tiles actually are: each tile is given to the seat band it lies in (or the
+    nearest within ``reach`` mm), and each band is re-centred (depth kept) on the median inward distance of its
+    tiles. ``tiles``: (x, y, face) in table mm
     from the first frames. Bands with too few tiles keep the standard position. Why re-centre and not re-size:
     a band that shrinks to today's tiles would miss tomorrow's tile placed a little further out."""
+    mine: dict[str, list[float]] = {b.name: [] for b in bands}
+    for x, y, _face in tiles:
+        best, best_d = None, reach
+        for b in bands:
+            if b.seat < 0:
+                continue
+            u, v = table_to_seat(b.seat, x, y, size_mm)
+            d = max(b.v[0] - v, v - b.v[1], 0.0)
+            if b.u[0] <= u <= b.u[1] and (d < best_d or (d == best_d == 0.0 and best is None)):
+                best, best_d, best_v = b, d, v
+        if best is not None:
+            mine[best.name].append(best_v)
     out = []
     for b in bands:
-        if b.seat < 0:
-            out.append(b)
-            continue
-        vs = []
-        for x, y, _face in tiles:
-            u, v = table_to_seat(b.seat, x, y, size_mm)
-            if b.u[0] <= u <= b.u[1] and b.v[0] - reach <= v <= b.v[1] + reach:
-                vs.append(v)
-        if len(vs) < min_tiles:
+        vs = mine.get(b.name, [])
+        if b.seat < 0 or len(vs) < min_tiles:
             out.append(b)
             continue
         mid, half = float(np.median(vs)), (b.v[1] - b.v[0]) / 2
@@ -146,7 +155,8 @@ def fit_bands(bands: list[Band], tiles: list[tuple[float, float, str]], size_mm:
 
 
 def _no_overlap(bands: list[Band]) -> list[Band]:
-    """Neighbouring bands of one seat (slope, rack top, wall) must not overlap after fitting: split the overlap."""
+    """Neighbouring bands of one seat (slope, rack top, wall) neither overlap nor leave a gap after fitting: they
+    meet half way."""
     by_seat: dict[int, list[Band]] = {}
     for b in bands:
         by_seat.setdefault(b.seat, []).append(b)
@@ -155,9 +165,8 @@ def _no_overlap(bands: list[Band]) -> list[Band]:
             continue
         group.sort(key=lambda b: b.v[0])
         for a, b in zip(group, group[1:], strict=False):
-            if a.v[1] > b.v[0]:
-                cut = (a.v[1] + b.v[0]) / 2
-                a.v, b.v = (a.v[0], cut), (cut, b.v[1])
+            cut = (a.v[1] + b.v[0]) / 2
+            a.v, b.v = (a.v[0], cut), (cut, b.v[1])
     return bands
 
 

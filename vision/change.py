@@ -24,6 +24,7 @@ from vision.calibration import Band, Calibration
 
 MM_PER_PX = 3.0
 PIXEL_DELTA = 18          # gray levels: below this a pixel counts as unchanged (sensor noise, compression)
+_BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
 
 
 @dataclass
@@ -44,6 +45,8 @@ class ChangeWatcher:
         self.views: dict[str, RegionView] = {}
         self.prev: np.ndarray | None = None
         self.ref_mean: float | None = None
+        self.table_ref: np.ndarray | None = None
+        self.moving_px = 0                   # pixels of the whole view that changed since the previous frame
         self.set_calibration(calibration)
 
     def set_calibration(self, calibration: Calibration) -> None:
@@ -62,6 +65,7 @@ class ChangeWatcher:
             self.views[band.name] = RegionView(band, (int(x0), int(y0), int(x1), int(y1)))
         self.prev = None
         self.ref_mean = None
+        self.table_ref = None
 
     def topdown(self, frame_bgr: np.ndarray) -> np.ndarray:
         """The coarse top-down gray view of the table (uint8, side x side)."""
@@ -81,6 +85,8 @@ class ChangeWatcher:
             else:
                 v.motion = _frac_changed(patch, self.prev[y0:y1, x0:x1])
             v.change = 1.0 if v.ref is None else _frac_changed(patch, v.ref)
+        self.moving_px = top.size if self.prev is None else int(
+            np.count_nonzero(cv2.absdiff(top, self.prev) > PIXEL_DELTA))
         self.prev = top
 
     def set_reference(self, name: str, top: np.ndarray) -> None:
@@ -88,21 +94,53 @@ class ChangeWatcher:
         self.views[name].ref = top[y0:y1, x0:x1].copy()
         self.views[name].change = 0.0
 
+    def occluded(self, top: np.ndarray, min_area_mm2: float) -> set[str]:
+        """Regions an arm lies over: an arm always reaches in from outside the table, so it shows as a large
+        blob of change (against the quiet-table view ``table_ref``) that touches the table's edge. Tiles that
+        came or went never touch the edge in a blob that big. Motion is not needed, so an arm held still, or
+        one sliding along its own length (frame-to-frame difference near zero), still freezes the regions."""
+        if self.table_ref is None:
+            return set()
+        diff = (cv2.absdiff(top, self.table_ref) > PIXEL_DELTA).astype(np.uint8)
+        diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        # Bridge the stretches where a sleeve happens to match what it covers (grey sleeve over grey tiles):
+        # up to ~30 mm, so one arm stays one blob.
+        diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _BRIDGE)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
+        if n <= 1:
+            return set()
+        edge = np.unique(np.concatenate([labels[:2].ravel(), labels[-2:].ravel(), labels[:, :2].ravel(),
+                                         labels[:, -2:].ravel()]))
+        min_px = min_area_mm2 / MM_PER_PX**2
+        arms = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px]
+        if not arms:
+            return set()
+        mask = np.isin(labels, arms)
+        hit = set()
+        for name, v in self.views.items():
+            x0, y0, x1, y1 = v.rect
+            if mask[y0:y1, x0:x1].any():
+                hit.add(name)
+        return hit
+
     def brightness_jump(self, top: np.ndarray, tol: float = 0.10) -> bool:
-        """True when the table's mean brightness moved by more than ``tol`` from the reference (light change)."""
-        mean = float(top.mean())
+        """True when the table's brightness moved by more than ``tol`` from the reference (light change). The
+        median, not the mean: an arm or a sleeve covering a tenth of the table must not look like a lamp."""
+        mean = float(np.median(top[::4, ::4]))
         if self.ref_mean is None:
             self.ref_mean = mean
             return False
         return abs(mean - self.ref_mean) > tol * max(self.ref_mean, 1.0)
 
     def reset_brightness(self, top: np.ndarray) -> None:
-        self.ref_mean = float(top.mean())
+        self.ref_mean = float(np.median(top[::4, ::4]))
 
     def global_change(self, frac_regions: float = 0.6, level: float = 0.25) -> bool:
-        """Most regions changed at once: a light change or a bump rather than a move."""
-        changed = sum(1 for v in self.views.values() if v.change > level)
-        return changed >= frac_regions * len(self.views)
+        """Most regions changed at once: a light change or a bump rather than a move. Only regions with a
+        reference take part (right after a resync none has one, and nothing is compared)."""
+        known = [v for v in self.views.values() if v.ref is not None]
+        changed = sum(1 for v in known if v.change > level)
+        return len(known) >= 4 and changed >= frac_regions * len(known)
 
 
 def _frac_changed(a: np.ndarray, b: np.ndarray) -> float:

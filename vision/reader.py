@@ -41,6 +41,8 @@ MOTION_BUSY = 0.004       # fraction of a region's pixels moving frame to frame 
 CHANGE_DIRTY = 0.004      # fraction differing from the reference that calls for a re-read
 BUMP_PX = 3.0             # marker displacement (image px) that counts as a bumped camera
 DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to read
+ARM_TILES = 6             # a blob touching the table edge this many tile areas big is an arm
+MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 
 
 class Detector(Protocol):
@@ -76,6 +78,7 @@ class _Region:
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
+    occluded_frames: int = 0
 
 
 class TableReader:
@@ -99,8 +102,12 @@ class TableReader:
             for name, v in self.watch.views.items()
         }
         self.turn: int | None = None
+        self.arm_seen: dict[int, float] = {}          # seat -> last time an arm crossed that seat's rack
         self.last_index: int | None = None
         self.disturbed_since: int | None = None
+        self._still_since = 0
+        self._last_motion_any = 0
+        self.quiet_frames = max(settle_frames, int(0.5 * fps))
         self.dark = False
         self.frozen_since: int | None = None
         self.frozen_reported = False
@@ -134,11 +141,13 @@ class TableReader:
         if frame_index % self.marker_every == 0 and self.cal.source == "markers":
             self._check_markers(frame, frame_index, t, out, settled=False)
 
-        to_read = self._regions_to_read(frame_index, t)
+        to_read = self._regions_to_read(top, frame_index, t)
         if to_read:
             readings = self._read(frame, to_read)
             for r in to_read:
                 out += self._take_reading(r, readings[r.name], top, frame_index, t, exp)
+        if frame_index - self._last_motion_any >= self.quiet_frames:
+            self.watch.table_ref = top       # the whole table has been still: the new quiet reference
         self.last_index = frame_index
         return out
 
@@ -205,12 +214,13 @@ class TableReader:
             if not (self.watch.brightness_jump(top) or self.watch.global_change()):
                 return False
             self.disturbed_since = idx
-        moving = any(v.motion > MOTION_BUSY for v in self.watch.views.values())
+            self._still_since = idx
+        moving = self.watch.moving_px > MOVING_PX
         if moving:
             self._still_since = idx
             self.last_index = idx
             return True
-        if idx - getattr(self, "_still_since", idx) < self.settle_frames:
+        if idx - self._still_since < self.settle_frames:
             self.last_index = idx
             return True
         bumped = self.cal.source == "markers" and self._check_markers(frame, idx, t, out, settled=True)
@@ -219,7 +229,10 @@ class TableReader:
                                         detail="whole-table change without marker movement; re-reading"))
         self.watch.reset_brightness(top)
         self.disturbed_since = None
-        self._resync()
+        # Tiles are tracked in table millimetres, so after a light change, or a bump the markers corrected, the
+        # re-read compares with what was there before and moves made meanwhile are still reported. Without
+        # markers (manual calibration) positions may have shifted: adopt silently rather than invent moves.
+        self._resync(silent=self.cal.source != "markers")
         self.last_index = idx
         return True
 
@@ -233,33 +246,44 @@ class TableReader:
             return False
         if not settled:
             if self.disturbed_since is None:
-                self.disturbed_since = idx       # treat as a disturbance: freeze, then recalibrate when still
+                self.disturbed_since = self._still_since = idx   # freeze, then recalibrate when still
             return False
         try:
             new = calibrate_from_points(found, self.cal.image_size, self.cal.layout)
         except CalibrationError:
             return False
-        new.bands = self.cal.bands
+        new.bands, new.bands_fitted = self.cal.bands, self.cal.bands_fitted
         self.cal = new
         self.watch.set_calibration(new)
         out.append(ev.CameraProblem(t, idx, 1.0, problem="bumped", resolved=True,
                                     detail=f"markers moved {moved:.1f} px; recalibrated"))
         return True
 
-    def _resync(self) -> None:
+    def _resync(self, silent: bool = True) -> None:
         for r in self.regions.values():
-            r.needs_read, r.silent, r.readings = True, True, []
+            r.needs_read, r.readings = True, []
+            r.silent = r.silent or silent
+        for v in self.watch.views.values():
+            v.ref = None
         self.watch.prev = None
 
     # --- reading ---------------------------------------------------------------------------------------
 
-    def _regions_to_read(self, idx: int, t: float) -> list[_Region]:
+    def _regions_to_read(self, top: np.ndarray, idx: int, t: float) -> list[_Region]:
         views = self.watch.views
+        layout = self.cal.layout
+        if self.watch.moving_px > MOVING_PX:
+            self._last_motion_any = idx
+        if self.watch.table_ref is None:          # no quiet view of the table yet: cannot tell arms apart
+            return []
+        under_arm = self.watch.occluded(top, ARM_TILES * layout.tile_w_mm * layout.tile_h_mm)
         for r in self.regions.values():
             v = views[r.name]
-            if v.motion > MOTION_BUSY:
+            if v.motion > MOTION_BUSY or r.name in under_arm:
                 r.last_motion = idx
                 r.readings = []
+                if r.kind in ("slope", "rack_top"):      # an arm over a seat's rack comes from that seat
+                    self.arm_seen[r.seat] = t
             if v.change > CHANGE_DIRTY and not r.needs_read:
                 r.needs_read = True
                 r.change_start_t = t
@@ -345,7 +369,7 @@ class TableReader:
             for tr in diff.added:
                 if tr.face != "up" or tr.tile is None:
                     continue
-                seat = self.turn if self.turn is not None else -1
+                seat = self._actor(t_action, t)
                 out.append(ev.DiscardDown(t, idx, round(tr.confidence, 3), seat=seat, tile=tr.tile, **kw))
                 if tr.confidence < 0.5:
                     out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was just discarded?",
@@ -358,7 +382,7 @@ class TableReader:
             for tr in diff.removed:
                 u = table_to_seat(r.seat, tr.x, tr.y, size)[0]
                 end = "left" if not rest or u <= np.mean(rest) else "right"
-                seat = self.turn if self.turn is not None else -1
+                seat = self._actor(t_action, t)
                 out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
         elif r.kind == "slope":
             if diff.added:
@@ -394,6 +418,16 @@ class TableReader:
                 out.append(ev.JokerExchanged(t, idx, round(tr.confidence, 3), seat=seat, exposure_seat=r.seat,
                                              exposure_index=gi, tile=tr.tile, **kw))
         return out
+
+    def _actor(self, since: float, now: float) -> int:
+        """Who did it: the seat whose arm crossed its own rack while this region was changing; among several
+        the referee's turn (or ours), else the most recent; with no arm seen, the turn holder."""
+        seen = {s: at for s, at in self.arm_seen.items() if since - 0.5 <= at <= now}
+        if len(seen) == 1:
+            return next(iter(seen))
+        if self.turn is not None and (not seen or self.turn in seen):
+            return self.turn
+        return max(seen, key=seen.get) if seen else -1
 
     def _count_check(self, r: _Region, exp: Expectation, idx: int, t: float) -> list[ev.Observation]:
         if not exp.rack_counts or r.seat not in exp.rack_counts:

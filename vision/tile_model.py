@@ -20,8 +20,8 @@ import numpy as np
 import onnxruntime as ort
 
 from engine.tiles import TILES
+from models import MODELS_DIR
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
 SET_FILE = "set.json"

@@ -1,0 +1,140 @@
+"""Calibration: markers -> homography recovered from a rendered table; page/PDF; JSON round trip; bump check."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.video.render import Look, Renderer, true_homography
+from datasets.video.script import own_moves
+from datasets.video.world import FrameState, World
+from vision.calibration import (
+    Calibration,
+    CalibrationError,
+    calibrate_frame,
+    detect_markers,
+    fit_bands,
+    marker_page,
+    parse_corners,
+    seat_to_table,
+    table_to_seat,
+    write_pdf,
+)
+from vision.events import CameraProblem
+from vision.reader import TableReader
+
+
+def _still_frames(world: World, renderer: Renderer, n: int, shift=(0.0, 0.0, 0.0), light: float = 1.0, start=0):
+    tiles = world._tiles()
+    for i in range(n):
+        fs = FrameState(start + i, (start + i) / 30, tiles, [], light, shift)
+        yield renderer.frame(fs)[0], fs
+
+
+@pytest.fixture(scope="module")
+def table():
+    world = World(own_moves(5, turns=2), seed=5, disturb=False)
+    look = Look.random(5, 640, 360)
+    return world, look, Renderer(world, look)
+
+
+def test_homography_recovered_from_rendered_markers(table):
+    world, look, renderer = table
+    frame, _ = next(_still_frames(world, renderer, 1))
+    cal = calibrate_frame(frame)
+    truth = true_homography(look.camera)
+    pts = np.array([[x, y] for x in (150, 450, 750) for y in (150, 450, 750)], float)
+    got = cal.to_image(pts)
+    want = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), truth).reshape(-1, 2)
+    # Lens distortion is not modelled, so allow a couple of pixels at 640x360 (about 3 mm on the table).
+    assert np.abs(got - want).max() < 2.5, np.abs(got - want).max()
+
+
+def test_missing_marker_is_named():
+    blank = np.full((360, 640, 3), 90, np.uint8)
+    with pytest.raises(CalibrationError, match=r"\[0, 1, 2, 3\]"):
+        calibrate_frame(blank)
+
+
+def test_marker_page_detects_and_pdf_is_wellformed(tmp_path):
+    page = marker_page(dpi=100)
+    assert sorted(detect_markers(page)) == [0, 1, 2, 3]
+    write_pdf(page, tmp_path / "m.pdf", 100)
+    data = (tmp_path / "m.pdf").read_bytes()
+    assert data.startswith(b"%PDF-1.4") and data.rstrip().endswith(b"%%EOF")
+    # The xref offsets point at the objects (a reader relies on them).
+    xref = int(data[data.rindex(b"startxref") + 9:].split()[0])
+    offsets = [int(line.split()[0]) for line in data[xref:].split(b"\n")[3:8]]
+    for n, off in enumerate(offsets, 1):
+        assert data[off:].startswith(f"{n} 0 obj".encode())
+    # Letter page at true size: 612 x 792 points.
+    assert b"/MediaBox [0 0 612.00 792.00]" in data
+
+
+def test_manual_corners_and_json_round_trip(tmp_path):
+    corners = parse_corners("600,340 600,20 40,20 40,340")
+    from vision.calibration import calibrate_from_points
+
+    cal = calibrate_from_points(corners, (640, 360), source="manual")
+    cal.save(tmp_path / "c.json")
+    back = Calibration.load(tmp_path / "c.json")
+    assert back.source == "manual" and back.image_size == (640, 360)
+    assert np.allclose(back.H, cal.H)
+    assert [b.name for b in back.bands] == [b.name for b in cal.bands]
+    with pytest.raises(CalibrationError, match="8 numbers"):
+        parse_corners("1,2 3,4")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"image_size": [1, 2],\n "table_to_image": }')
+    with pytest.raises(CalibrationError, match=r"bad.json:2:"):
+        Calibration.load(bad)
+    assert json.loads((tmp_path / "c.json").read_text())["seats"]["0"] == "East"
+
+
+def test_seat_frames_are_inverse_and_turn_counterclockwise():
+    for seat in range(4):
+        x, y = seat_to_table(seat, 37.0, 81.0, 900)
+        assert np.allclose(table_to_seat(seat, x, y, 900), (37.0, 81.0))
+    # East sits at the bottom (y = 900), South to East's right (x = 900), West at the top, North on the left.
+    assert seat_to_table(0, 0, 0, 900) == (450, 900)
+    assert seat_to_table(1, 0, 0, 900) == (900, 450)
+    assert seat_to_table(2, 0, 0, 900) == (450, 0)
+    assert seat_to_table(3, 0, 0, 900) == (0, 450)
+
+
+def test_fit_bands_recentres_on_tiles():
+    from vision.calibration import TableLayout, default_bands
+
+    bands = default_bands(TableLayout())
+    wall0 = next(b for b in bands if b.name == "wall0")
+    tiles = [(*seat_to_table(0, u, 150.0, 900), "down") for u in range(-150, 150, 24)]
+    fitted = {b.name: b for b in fit_bands(bands, tiles, 900)}
+    lo, hi = fitted["wall0"].v
+    assert hi > wall0.v[1] and lo < 150 - 15 and hi > 150 + 15      # moved out, holds the tiles with margin
+    assert lo == fitted["rack_top0"].v[1]                            # no gap, no overlap with the rack top
+    assert fitted["wall1"].v == next(b for b in bands if b.name == "wall1").v   # no tiles: unchanged
+
+
+def test_bumped_camera_is_reported_and_recalibrated(table):
+    world, look, renderer = table
+    frame0, _ = next(_still_frames(world, renderer, 1))
+    cal = calibrate_frame(frame0)
+
+    class NoTiles:
+        def detect(self, frame):
+            return []
+
+    reader = TableReader(cal, NoTiles(), marker_check_s=0.2)
+    events = []
+    for img, fs in _still_frames(world, renderer, 12):
+        events += reader.process(img, fs.index, fs.t)
+    assert not events
+    for img, fs in _still_frames(world, renderer, 30, shift=(14.0, -9.0, 0.8), start=12):
+        events += reader.process(img, fs.index, fs.t)
+    bumps = [e for e in events if isinstance(e, CameraProblem) and e.problem == "bumped"]
+    assert len(bumps) == 1, events
+    # The new homography follows the camera: table points land where the shifted camera sees them.
+    truth = true_homography(renderer.camera(fs))
+    pts = np.array([[300.0, 300.0], [600.0, 600.0]])
+    want = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), truth).reshape(-1, 2)
+    assert np.abs(reader.cal.to_image(pts) - want).max() < 2.5
