@@ -2,8 +2,9 @@
 
 A standard winning hand is four sets and a pair. The concealed tiles of one suit can be split on their own
 (a chow never crosses suits), so the work is a table lookup per suit: the nine counts of a suit map to every
-split of them, computed once and kept (``_suit_splits``), and a hand's readings are the product of its suits'
-splits. Honours cannot form chows, so they split one way or not at all.
+split of them, computed on first sight and kept (``_SUIT_TABLES``; a suit has at most 21,743 patterns that
+split at all, so the tables stay bounded), and a hand's readings are the product of its suits' splits.
+Honours cannot form chows, so they split one way or not at all.
 
 Sets are ints, cheap to compare and hash: ``kind * 2`` is a chow starting at ``kind``, ``kind * 2 + 1`` a pung.
 """

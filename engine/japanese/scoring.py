@@ -161,7 +161,8 @@ class Score:
     basic: int = 0
     limit_name: str | None = None
     limits: int = 0  # how many limits (400 % each) a limit hand counts; 0 for a hand scored by han and fu
-    yaku: list[tuple[str, int, int]] = field(default_factory=list)  # (key, han, limits)
+    #: (key, han, limits): limits > 0 for a limit hand, 0 for a pattern, -1 for dora (which is no yaku)
+    yaku: list[tuple[str, int, int]] = field(default_factory=list)
     fu_parts: list[tuple[int, str, int]] = field(default_factory=list)  # (fu, reason key, tile kind or -1)
 
     def fu_details(self) -> list[tuple[int, str]]:
