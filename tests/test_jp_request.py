@@ -36,6 +36,10 @@ def test_mpsz_reading_and_red_fives():
         ({"win": "2s3s"}, "win"),
         ({"tsumo": "yes"}, "tsumo"),
         ({"seat_wind": "X"}, "seat_wind"),
+        ({"seat_wind": {"a": 1}}, "seat_wind"),  # unhashable values are answered, not raised
+        ({"rules": ["tenhou"]}, "rules"),
+        ({"melds": [{"type": ["chi"], "tiles": "123m"}]}, "melds[0].type"),
+        ({"melds": [{"type": "chi", "tiles": ["123m"]}]}, "melds[0].tiles"),
         ({"round_wind": None}, "round_wind"),
         ({"rules": "ema"}, "rules"),
         ({"riichii": True}, "riichii"),

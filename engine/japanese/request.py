@@ -50,7 +50,7 @@ def _flag(request: Mapping[str, Any], key: str) -> bool:
 
 def _wind(request: Mapping[str, Any], key: str) -> int:
     value = request.get(key)
-    if value not in WIND_INDEX:
+    if type(value) is not str or value not in WIND_INDEX:
         raise RequestError(key, f"must be one of \"E\", \"S\", \"W\", \"N\", got {value!r}")
     return WIND_INDEX[value]
 
