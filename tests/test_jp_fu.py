@@ -124,3 +124,10 @@ def test_fu_round_up_to_ten():
     result = jp("555m234p678s99s777z", "2p")
     assert sum(f for f, _ in fu_parts(result)) == 42
     assert result["fu"] == 50
+
+
+def test_only_a_concealed_kong_keeps_the_hand_concealed():
+    concealed = jp(REST, "2p", melds=(("ankan", "5555m"),))
+    assert (10, "concealed hand, out on a discard") in fu_parts(concealed)
+    melded = jp(REST, "2p", melds=(("minkan", "5555m"),))
+    assert (10, "concealed hand, out on a discard") not in fu_parts(melded)
