@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 from hardware.check import run_check
 from hardware.driver import BoardIncompatible, open_board
-from hardware.pins import levels_at, render
+from hardware.pins import render
 from hardware.rig import RigUnavailable
 from hardware.signals import SIGNALS
 
@@ -80,7 +80,8 @@ def run_signal(args: argparse.Namespace) -> int:
         board.signal(SimpleNamespace(kind=args.event, seat=args.seat, data={}))
         applied = board.wait_applied(2)
         time.sleep(0.05)
-        pins = render(levels_at(board.rig.pin_changes())) if board.rig is not None else None
+        levels = board.pin_levels()
+        pins = render(levels) if levels is not None else None
         state = board.state()
         if args.json:
             print(json.dumps({"event": args.event, "seat": args.seat, "applied": applied, "window": state.window,
