@@ -63,6 +63,11 @@ class Table:
         return out + self("discard", seat=seat, tile=tile, named=tile)
 
 
+    def expose(self, seat: int, tiles: list[str]) -> list[Ruling]:
+        """``seat`` calls the live discard for an exposure and places ``tiles`` on the rack."""
+        return self("claim", seat=seat, purpose="exposure") + self("exposure", seat=seat, tiles=tiles)
+
+
 def kinds(rulings: list[Ruling]) -> list[str]:
     return [r.kind for r in rulings]
 

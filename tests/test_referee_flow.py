@@ -283,3 +283,26 @@ def test_joker_exchange_wrong_tile_kills_owner_once_redeemer_discards():
     dead = only(out, "dead_hand")
     assert dead.seat == 2 and "wrong tile" in dead.data["reason"]
     assert g.ref.seats[3].out is None  # no penalty for the redeemer
+
+
+def test_pick_after_a_call_goes_back_to_the_wall():
+    g = Table()
+    g.start()
+    g.turn(0, "5D")
+    wall = g.ref.wall
+    g("claim", seat=3, purpose="exposure")  # called before the next player reached the wall
+    out = g("pick", seat=1)
+    assert only(out, "pick_returned").seat == 1 and only(out, "claim_awarded").seat == 3
+    assert "dead_hand" not in kinds(out) and g.ref.wall == wall and g.ref.seats[1].total == 13
+
+
+def test_picker_cannot_rack_discard_or_exchange_once_a_call_is_made():
+    g = Table()
+    g.start()
+    g.turn(0, "5D")
+    g("pick", seat=1)
+    g("claim", seat=3, purpose="exposure")
+    for kind, fields in (("rack", {}), ("discard", {"tile": "7C", "named": "7C"}), ("joker_exchange_announced", {})):
+        assert "call for the live discard came first" in only(g(kind, seat=1, **fields), "rejected").data["reason"]
+    out = g("exposure", seat=3, tiles=["5D", "5D", "5D"])
+    assert only(out, "pick_returned").seat == 1 and g.ref.seats[1].out is None

@@ -190,9 +190,12 @@ def test_dead_hand_impossible_given_visible_tiles():
     g("exposure", seat=2, tiles=["N", "N", "N"])
     g("discard", seat=2, tile="F", named="F")
     dead = []
-    for _ in range(6):  # six more flowers thrown: only one of the eight is left, the pair cannot be made
+    for _ in range(6):  # six more flowers thrown: only one of the eight is left, the pair cannot be made ...
         seat = g.ref.turn
         dead += [r for r in g.turn(seat, "F") if r.kind == "dead_hand"]
+    assert dead == []  # ... once the last one thrown is dead: while it is live, seat 2 may call it for a pair
+    g("pick", seat=g.ref.turn)
+    dead += [r for r in g("rack", seat=g.ref.turn) if r.kind == "dead_hand"]
     assert len(dead) == 1 and dead[0].seat == 2
     assert dead[0].data["reason"].startswith("impossible hand")
     assert [ln["text"] for ln in dead[0].data["lines"]] == ['NNN EEE WWW SSS FF X25 "the flower pair needs two '
@@ -464,3 +467,15 @@ def test_correction_fix_misread_tile_replays_game():
     assert only(out, "corrected").data["index"] == index
     assert g.ref.seats[0].discards == ["3B"] and g.ref.seats[1].discards == ["5D"]
     assert only(g("correction", action="fix", index=999, event={}), "rejected")
+
+
+def test_discarded_joker_misnamed_wins_only_as_the_named_tile():
+    g = Table()
+    g.start()
+    g("discard", seat=0, tile="J", named="8B")  # a joker thrown as "Eight Bam"
+    g("claim", seat=2, purpose="mahjong")
+    hand = list(EVENS)
+    hand[hand.index("8B")] = "J"  # the thrown joker would also fit the kong of 8s, but discarded jokers are dead
+    v = only(g("mahjong_declared", seat=2, tiles=hand), "mahjong_verified")
+    assert v.data["misnamed"] is True and v.data["pays_for_table"] == 0 and v.data["jokerless"] is False
+    assert _payments(g.rulings) == {0: -100, 1: 0, 2: 100, 3: 0}  # 4 x 25 from the misnamer alone

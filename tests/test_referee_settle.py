@@ -259,3 +259,18 @@ def test_pay_command_text_and_bad_profile(capsys, tmp_path):
     bad.write_text("name = \"club\"\ndescription = \"x\"\nmode = \"payments\"\n[rules]\nstarting_balance = 0\n")
     assert main(["pay", "--profile", str(bad), "--value", "25", "--self-pick"]) == 2
     assert f"{bad}:4: [rules] lacks" in capsys.readouterr().err
+
+
+def test_mahjcon_penalty_counts_exposures_before_the_winning_tile():
+    g = Table("mahjcon")
+    g.start()
+    g.turn(0, "N")
+    g.expose(1, ["N", "N", "N"])
+    g.turn(1, "1D")
+    g.turn(2, "E")
+    g.expose(1, ["E", "E", "E"])
+    g.turn(1, "2D")
+    g.turn(2, "W")
+    g.expose(1, ["W", "W", "W"])  # the winning tile makes a third exposure, but the discarder saw two
+    out = g("mahjong_declared", seat=1, tiles=WINDS)
+    assert _payments(out) == {0: 0, 1: 25 + 20, 2: -20, 3: 0}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.referee import events as ev
@@ -70,6 +71,7 @@ class Referee:
         self.window: Window | None = None
         self.award: Award | None = None
         self.claimed: Window | None = None  # the discard taken this turn (for a win on it)
+        self.exposed_before_claim = 0  # the claimant's exposures when the discard was thrown (MahjCon penalties)
         self.picked_pending: int | None = None  # seat whose pick goes back if a claim wins
         self.last_rack: tuple[float, Window, int] | None = None  # (t, window, seat): a call at that instant wins
         self.first_discard = False
@@ -88,11 +90,15 @@ class Referee:
         return [s for s in range(self.players) if self.seats[s].out is None]
 
     def seen_by(self, seat: int) -> list[str]:
-        """Tiles visible to everyone that are not in ``seat``'s own exposures: the floor and other exposures."""
+        """Tiles visible to everyone that are not in ``seat``'s own exposures and that ``seat`` cannot get any more:
+        the floor (but not the live discard, which ``seat`` may still call) and the other exposures."""
         seen = [tile for s in self.seats for tile in s.discards]
         for other, s in enumerate(self.seats):
             if other != seat:
                 seen.extend(tile for e in s.exposures for tile in e)
+        w = self.window
+        if w is not None and w.discarder != seat and w.tile != JOKER:
+            seen.remove(w.tile)  # the live discard may still be called, for Mah Jongg even into a pair
         return seen
 
     def snapshot(self) -> dict[str, Any]:
@@ -158,11 +164,18 @@ class Referee:
     def _dispatch(self, e: ev.Event) -> list[Ruling]:
         self._check_common(e)
         handler = getattr(self, f"_on_{ev.type_name(e)}")
-        out: list[Ruling] = []
-        if self.window is not None and self.window.claims and not isinstance(e, ev.Claim | ev.MahjongDeclared):
+        w, seat = self.window, getattr(e, "seat", None)
+        if w is None or not w.claims or isinstance(e, ev.Claim | ev.MahjongDeclared):
+            out = handler(e)
+        elif isinstance(e, ev.Pick) and seat == self.turn and self.phase is Phase.WAIT_PICK:
+            # A pick after a call: the call came first, so the picked tile goes straight back to the wall.
+            out = handler(e) + self._resolve_claims(e.t)
+        elif seat == self.picked_pending and isinstance(e, ev.Rack | ev.Discard | ev.JokerExchange
+                                                        | ev.JokerExchangeAnnounced):
+            raise Rejected("a call for the live discard came first: the picked tile goes back to the wall")
+        else:
             # Any other event after calls settles them first: the best call takes the tile.
-            out = self._resolve_claims(e.t)
-        out += handler(e)
+            out = self._resolve_claims(e.t) + handler(e)
         if not isinstance(e, ev.Rack | ev.Claim):
             self.last_rack = None
         return out
@@ -436,7 +449,7 @@ class Referee:
             out = self._close_window(e.t, "racked")
             if w is not None:
                 self.last_rack = (e.t, w, e.seat)
-            return out
+            return out + self._check_impossible(e.t)  # the discard is dead now: it counts as seen
         if e.seat == self.turn and self.phase is Phase.CLAIMED:
             if self.profile.rules.claimed_tile_in_rack_kills:
                 return self._kill(e.t, e.seat, "claimed tile placed in the rack") + self._after_out(e.t, e.seat)
@@ -549,6 +562,7 @@ class Referee:
         self.seats[winner].concealed += 1
         self.award = Award(winner, purpose, w)
         self.claimed = w
+        self.exposed_before_claim = len(self.seats[winner].exposures)
         self.turn, self.phase, self.turn_source, self.exchanged = winner, Phase.CLAIMED, "claim", False
         self.last_rack = None
         tile = w.named if purpose == "mahjong" and w.misnamed else w.tile
@@ -697,12 +711,16 @@ class Referee:
         verdict = self.card.verify(concealed, st.exposures)
         pays_for_table = None
         misnamed = False
-        if not verdict.mahjong and won_on is not None and won_on.misnamed and won_on.tile in concealed:
+        joker_thrown = won_on is not None and won_on.tile == JOKER  # dead as a joker: only its spoken name wins
+        if ((joker_thrown or not verdict.mahjong) and won_on is not None and won_on.misnamed
+                and won_on.tile in concealed):
             swapped = list(concealed)
             swapped[swapped.index(won_on.tile)] = won_on.named  # type: ignore[assignment]
             alt = self.card.verify(swapped, st.exposures)
-            if alt.mahjong:
-                verdict, misnamed, pays_for_table = alt, True, won_on.discarder
+            if alt.mahjong or joker_thrown:
+                verdict, misnamed, pays_for_table = alt, alt.mahjong, won_on.discarder if alt.mahjong else None
+            if joker_thrown:
+                verdict = replace(verdict, jokerless=False)  # the joker still lies in the hand shown
         if not verdict.mahjong:
             return self._mahjong_error(e, "no line on the card matches this hand", verdict)
         if won_on is not None and won_on.fault_seat is not None:
@@ -716,11 +734,12 @@ class Referee:
                 "exchange": self.exchanged, "misnamed": misnamed, "pays_for_table": pays_for_table}
         if e.self_picked != self_picked:
             data["said_self_picked"] = e.self_picked
-        exposures_before = len(st.exposures)
+        # Tournament discard penalties look at the exposures the discarder saw, not one made with the winning tile.
+        seen_exposures = st.exposures if won_on is None else st.exposures[:self.exposed_before_claim]
         win = Win(winner=e.seat, value=value, discarder=None if self_picked or won_on is None else won_on.discarder,
                   jokerless=bool(verdict.jokerless), singles_and_pairs=bool(verdict.singles_and_pairs),
-                  pays_for_table=pays_for_table, exposures=exposures_before,
-                  quint_exposed=any(len(x) >= 5 for x in st.exposures), misnamed=misnamed)
+                  pays_for_table=pays_for_table, exposures=len(seen_exposures),
+                  quint_exposed=any(len(x) >= 5 for x in seen_exposures), misnamed=misnamed)
         out = [Ruling("mahjong_verified", e.t, e.seat, data)]
         amounts = settle_win(self.profile, win, range(self.players))
         out.append(self._settle(e.t, self._with_out_points(amounts, e.seat), "mahjong"))
