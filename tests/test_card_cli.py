@@ -104,6 +104,28 @@ def test_verify_batch_keeps_order_and_reports_bad_lines(capsys, monkeypatch):
     assert not results[3]["mahjong"] and results[3]["nearest"][0]["line"] == 1
 
 
+def test_verify_batch_rejects_non_tile_values_per_line(capsys, monkeypatch):
+    lines = [json.dumps({"tiles": 5}), json.dumps({"tiles": WIN[3:], "exposed": [["F", "F", "J"]]}),
+             json.dumps({"tiles": " ".join(WIN[3:]), "exposed": [7]})]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    code, out, _ = run(capsys, "verify", "--batch")
+    results = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and len(results) == 3
+    assert results[0]["error"].startswith('stdin:1: "tiles" must be a string of tiles')
+    assert results[1]["mahjong"]  # lists of codes are read too
+    assert results[2]["error"].startswith('stdin:3: "exposed" group 1 must be')
+    code, _, err = run(capsys, "verify", "--batch", *WIN)
+    assert code == 2 and "--batch reads every hand from stdin" in err
+
+
+def test_verify_says_when_no_line_allows_the_exposures(capsys):
+    # no exposed line of the sample card has a pung of 2 Bam beside a kong of 8 Bam
+    code, out, _ = run(capsys, "verify", "--exposed", "2B 2B J; 8B 8B 8B 8B", "F", "F", "4B", "4B", "6B", "6B", "2B")
+    assert code == 1 and out.strip() == "Not Mah Jongg: no exposed (X) line on the card allows these exposures"
+    code, out, _ = run(capsys, "verify", "--json", "1B")
+    assert json.loads(out)["reason"] == "1 tile; Mah Jongg needs 14"
+
+
 def test_suggest_json_and_text(capsys):
     hand = "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B".split()
     code, out, _ = run(capsys, "suggest", "--json", "--seen", "8B 8B", "--seen", "8B", *hand)

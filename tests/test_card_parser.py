@@ -56,8 +56,10 @@ def test_several_errors_in_one_file_all_reported_in_order():
     ("NNNN EEEE WWWW SS C0", 20, "a hand's value must be at least 1"),
     ("shift any NNNN EEEE WWWW SS X25", 1, "shift must come after the X<value>"),
     ("FF FF FF FF F NNNNN X25", 1, "impossible hand: needs 9 x F but the set holds 8 and jokers may stand for only 0"),
-    ("11 11 11 NNNNNNNN X25", 1, "impossible hand: needs 6 x 1B but the set holds 4 and jokers may stand for only 0"),
-    ("1111111 1111111 X25", 1, "impossible hand: needs at least 10 jokers but the set holds 8"),
+    ("11 11 11 NNNN NNNN X25", 1, "impossible hand: needs 6 x 1B but the set holds 4 and jokers may stand for only 0"),
+    ("111111 111111 11 X25", 1, "impossible hand: needs at least 10 jokers but the set holds 8"),
+    ("FFFFFFF 11111 NN X25", 1, "group 'FFFFFFF' has 7 identical tiles: the largest group is a sextet (6)"),
+    ("FF 1111111 NNNNN X25", 4, "group '1111111' has 7 identical tiles"),
 ])
 def test_each_error_kind_at_its_column(line, col, message):
     text = GOOD_HEADER + line + "\n"

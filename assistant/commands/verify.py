@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     card = load_or_fail(args.card)
     if args.batch:
+        if args.tiles or args.exposed:
+            raise InputError("--batch reads every hand from stdin: give no TILES or --exposed with it")
         return _batch(card, sys.stdin, sys.stdout)
     if not args.tiles:
         raise InputError("no tiles given (or use --batch)")
@@ -59,6 +61,13 @@ def describe(verdict: Verdict) -> str:
     return "\n".join(out)
 
 
+def _tile_list(value: object, what: str) -> str | list[str]:
+    """A JSON value that should hold tiles: a string ("1B 1B 2B") or a list of codes; anything else is bad input."""
+    if isinstance(value, str) or (isinstance(value, list) and all(isinstance(t, str) for t in value)):
+        return value
+    raise ValueError(f'{what} must be a string of tiles like "1B 1B 2B" or a list of tile codes, got {value!r}')
+
+
 def _batch(card: Card, stdin, stdout) -> int:
     """One output object per non-blank input line; a bad line gets {"error": ...} and the rest go on."""
     for lineno, raw in enumerate(stdin, start=1):
@@ -68,11 +77,11 @@ def _batch(card: Card, stdin, stdout) -> int:
             item = json.loads(raw)
             if not isinstance(item, dict) or "tiles" not in item:
                 raise ValueError('expected an object with "tiles"')
-            tiles = parse_tiles(item["tiles"])
+            tiles = parse_tiles(_tile_list(item["tiles"], '"tiles"'))
             exposed = item.get("exposed") or []
             if not isinstance(exposed, list):
                 raise ValueError('"exposed" must be a list of groups')
-            groups = [parse_tiles(g) for g in exposed]
+            groups = [parse_tiles(_tile_list(g, f'"exposed" group {n}')) for n, g in enumerate(exposed, start=1)]
             out = card.verify(tiles, groups).to_json()
         except (ValueError, TileError) as exc:
             out = {"error": f"stdin:{lineno}: {exc}"}

@@ -146,12 +146,13 @@ class Card:
         """Is this hand Mah Jongg on the card? ``exposures``: groups of codes; a joker in one stands for its tile.
 
         Tiles are codes (names like "3 bam" are read too); an unknown tile raises ``engine.tiles.TileError``.
-        Hands that cannot be judged (not 14 tiles, a malformed exposure, more tiles than a set holds) get
-        ``mahjong=False`` with ``reason`` set rather than an exception: they come from cameras and people.
+        Hands that cannot be judged (not 14 tiles, a malformed exposure, more tiles than a set holds), or whose
+        exposures no line allows, get ``mahjong=False`` with ``reason`` set rather than an exception: they come
+        from cameras and people.
         """
         hand = _hand(concealed, exposures)
         if hand.total != 14:
-            return Verdict(False, reason=f"{hand.total} tiles; Mah Jongg needs 14")
+            return Verdict(False, reason=f"{hand.total} tile{'s' if hand.total != 1 else ''}; Mah Jongg needs 14")
         if hand.problem:
             return Verdict(False, reason=hand.problem)
         over = _beyond_set(hand)
@@ -167,7 +168,10 @@ class Card:
                          key=lambda i: (-self.lines[i].value, self.lines[i].singles_and_pairs, i))
         if not matched:
             nearest = self._suggest(hand, np.zeros(NK + 1, dtype=np.int16), NEAREST, judge_dead=False)
-            return Verdict(False, nearest=[s for s in nearest if s.missing is not None])
+            fitting = [s for s in nearest if s.missing is not None]
+            # Ruled-out lines rank last, so nothing fitting means no line takes these exposures: say so.
+            why = None if fitting else "no exposed (X) line on the card allows these exposures"
+            return Verdict(False, nearest=fitting, reason=why)
         best = self.lines[matched[0]]
         return Verdict(True, value=best.value, jokerless=not hand.any_joker and not best.singles_and_pairs,
                        singles_and_pairs=best.singles_and_pairs, lines=[self.lines[i] for i in matched])

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from engine.card.model import NUMBERS, SYMBOLS, TAGS, CardLine, Diagnostic, Group, Slot
 
 HAND_TILES = 14
+MAX_GROUP = 6  # pung, kong, quint, sextet: no card has a larger group of one tile
 HEADER_KEYS = ("card", "year", "publisher")
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:(.*)$")
 _VALUE = re.compile(r"^([XC])(\d+)$")
@@ -263,6 +264,10 @@ def _group(part: str, col: int, reader: _LineReader) -> Group | None:
         reader.error(col, f"suit tag {tag!r} without tiles")
         return None
     group = Group(symbols, tag, col)
+    if len(set(symbols)) == 1 and len(symbols) > MAX_GROUP:
+        reader.error(col, f"group {symbols!r} has {len(symbols)} identical tiles: the largest group is a sextet "
+                          f"({MAX_GROUP}); split it with a space")
+        return None
     if tag is not None and not group.suited:
         reader.error(col + len(symbols), f"suit tag on {symbols!r}, which has no suit "
                                          "(zeros, winds and flowers are suitless)")

@@ -46,7 +46,8 @@ class Verdict:
     ``lines`` are all matching lines, best first (highest value); ``value`` is the best line's value.
     ``jokerless`` is True only when the bonus applies: no joker anywhere and the best line is not a Singles and
     Pairs hand. ``nearest`` (for a non-match) lists the closest lines; ``reason`` says why a hand could not be
-    checked at all (wrong tile count, an exposure of mixed tiles or of jokers only).
+    checked at all (wrong tile count, an exposure of mixed tiles or of jokers only) or why no line can be near
+    (no exposed line allows the exposures).
     """
 
     mahjong: bool
