@@ -479,3 +479,15 @@ def test_discarded_joker_misnamed_wins_only_as_the_named_tile():
     v = only(g("mahjong_declared", seat=2, tiles=hand), "mahjong_verified")
     assert v.data["misnamed"] is True and v.data["pays_for_table"] == 0 and v.data["jokerless"] is False
     assert _payments(g.rulings) == {0: -100, 1: 0, 2: 100, 3: 0}  # 4 x 25 from the misnamer alone
+
+
+def test_last_discard_can_still_be_called_when_the_wall_runs_out():
+    g = Table()
+    g.start()
+    g.turn(0, "N")
+    g.ref.wall = 1  # the last tile of the wall
+    g.turn(1, "8B")
+    g("claim", seat=3, purpose="mahjong")
+    assert "last discard was called" in only(g("wall_exhausted"), "rejected").data["reason"]
+    out = g("mahjong_declared", seat=3, tiles=EVENS)
+    assert only(out, "mahjong_verified").data["discarder"] == 1 and "wall_game" not in kinds(g.rulings)

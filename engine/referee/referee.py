@@ -722,7 +722,7 @@ class Referee:
             if joker_thrown:
                 verdict = replace(verdict, jokerless=False)  # the joker still lies in the hand shown
         if not verdict.mahjong:
-            return self._mahjong_error(e, "no line on the card matches this hand", verdict)
+            return self._mahjong_error(e, verdict.reason or "no line on the card matches this hand", verdict)
         if won_on is not None and won_on.fault_seat is not None:
             pays_for_table = won_on.fault_seat
         self.award = None
@@ -800,6 +800,8 @@ class Referee:
     def _on_wall_exhausted(self, e: ev.WallExhausted) -> list[Ruling]:
         if self.stage is not Stage.PLAY or not self.first_discard:
             raise Rejected("the wall can only run out during play")
+        if self.award is not None:  # calls were settled just now, or earlier: the last discard is still in play
+            raise Rejected("the last discard was called: the caller exposes it or declares Mah Jongg first")
         out = self._close_window(e.t, "wall_exhausted")
         out.append(Ruling("wall_game", e.t, None, {"wall": self.wall}))
         amounts = settle_wall_game(self.profile, range(self.players), self.live())
