@@ -132,6 +132,9 @@ class Assistant:
                 self.console.observation(obs)
             if self.journal is not None:
                 self.journal.append({"kind": "observation", "frame": self.frame, "observation": obs.to_json()})
+            if getattr(obs, "type", "") == "discard_down" and self.referee.stage.value == "over":
+                # The next game's first discard: the walls were built and the Charleston passed unseen.
+                self.start_game(obs.t)
             for item in convert(obs, self.referee):
                 if isinstance(item, Notice):
                     self.notice(item)

@@ -31,6 +31,10 @@ def test_table_view_folds_a_hand():
     assert s["mahjong"]["lines"] == ["2468 #1: 222 4444 666 8888 (25)"]
     assert s["payments"] == {"Ada": -30, "Bob": -60, "Cy": 90}
     assert not v.apply(_r("no_such_ruling"))
+    v.apply(_r("dealt", 1, east=1, game=2))  # the next game starts clean, balances stay
+    s = v.snapshot()
+    assert s["mahjong"] is None and not s["seats"][2]["exposures"] and not s["seats"][0]["dead"]
+    assert s["balances"] == {"Ada": -30, "Bob": -60, "Cy": 90} and s["status"] == "Game 2: Bob is East"
 
 
 @pytest.mark.parametrize("body, ok", [

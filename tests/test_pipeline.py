@@ -80,6 +80,16 @@ def test_a_whole_game_is_ruled_and_sent_everywhere():
     assert sum(1 for r in a.journal if r["kind"] == "event") == 1 + 12 + 1 + 13  # deal, charleston, stop, play
 
 
+def test_the_next_game_starts_with_its_first_discard():
+    a, _ = make()
+    a.start_game(0.0)
+    a.observe(game_observations())
+    a.observe([ve.DiscardDown(30.0, 900, 0.9, seat=1, tile="WD")])  # South is East now
+    dealt = [r for r in a.rulings if r.kind == "dealt"]
+    assert [r.seat for r in dealt] == [0, 1]
+    assert a.rulings[-2].kind == "window_opened" and a.rulings[-2].seat == 1
+
+
 def test_claim_is_inferred_once_from_an_exposure():
     a, _ = make()
     a.start_game(0.0)
@@ -148,7 +158,7 @@ def test_board_shows_the_window_and_buttons_claim():
         a.observe(game_observations()[:1])
         assert board.state().window == "green"
         board.rig.press(2)
-        for _ in range(200):
+        for _ in range(800):  # the press travels through the emulator and the driver's thread: allow for load
             a.handle_requests()
             if any(r.kind == "claim_pending" for r in a.rulings):
                 break

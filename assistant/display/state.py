@@ -30,6 +30,10 @@ def tile_name(code: Any) -> str:
         return str(code)
 
 
+def seat_of(x: Any) -> int | None:
+    return x if isinstance(x, int) and 0 <= x < 4 else None
+
+
 def line_text(line: Any) -> str:
     """A card line for people: "2468 #3: FF 2222 44 66 8888 (25, concealed)", from a dict or a string."""
     if isinstance(line, dict):
@@ -71,7 +75,13 @@ class TableView:
         """Fold one ruling in; True if the display changed."""
         kind, data = ruling.get("kind"), ruling.get("data") or {}
         seat = ruling.get("seat", data.get("seat"))
-        if kind == "window_opened":
+        if kind == "dealt":  # a new game: clear the table, keep the running balances
+            for seat in self.seats:
+                seat.update(exposures=[], dead=False, dead_reason="")
+            self.discard, self.window, self.mahjong, self.payments, self.help = None, "none", None, None, ""
+            self.turn = seat_of(data.get("east", seat))
+            self.status = f"Game {data.get('game', '')}: {self.name(self.turn)} is East".replace("Game : ", "")
+        elif kind == "window_opened":
             tile = data.get("tile")
             self.discard = {"tile": tile, "name": tile_name(tile), "seat": seat, "by": self.name(seat),
                             "named": data.get("named")}
