@@ -274,3 +274,23 @@ def test_mahjcon_penalty_counts_exposures_before_the_winning_tile():
     g.expose(1, ["W", "W", "W"])  # the winning tile makes a third exposure, but the discarder saw two
     out = g("mahjong_declared", seat=1, tiles=WINDS)
     assert _payments(out) == {0: 0, 1: 25 + 20, 2: -20, 3: 0}
+
+
+def test_pay_command_misnamed_discard_makes_the_discarder_pay_for_the_table(capsys):
+    assert main(["pay", "--value", "25", "--discarder", "2", "--misnamed", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["payments"] == {"0": 100, "1": 0, "2": -100, "3": 0} and out["pays_for_table"] == 2
+    assert main(["pay", "--value", "25", "--discarder", "2", "--misnamed"]) == 0
+    assert "chair 2 pays for the table" in capsys.readouterr().out
+    for bad, message in ((["--self-pick", "--misnamed"], "--misnamed is a win on a discard"),
+                         (["--discarder", "1", "--pays-for-table", "0"], "the winner cannot pay for the table"),
+                         (["--discarder", "1", "--exposures", "-1"], "--exposures must be 0..4"),
+                         (["--discarder", "1", "--quint"], "--quint needs --exposures")):
+        assert main(["pay", "--value", "25", *bad]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_mahjcon_discard_penalties_only_for_a_discarder():
+    # a self-picked win on a wall someone pushed out wrongly: nobody threw the tile, so nobody loses points
+    win = Win(winner=0, value=25, discarder=None, pays_for_table=1, exposures=3)
+    assert settle_win(profile("mahjcon"), win, range(4)) == {0: 35, 1: 0, 2: 0, 3: 0}

@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="this chair alone pays (misnamed discard, out-of-turn or wrong-wall play)")
     p.add_argument("--exposures", type=int, default=0, help="winner's exposures (tournament discard penalties)")
     p.add_argument("--quint", action="store_true", help="one of those exposures is a quint or larger")
-    p.add_argument("--misnamed", action="store_true", help="the win came on a misnamed discard")
+    p.add_argument("--misnamed", action="store_true",
+                   help="the win came on the named tile of a misnamed discard (the discarder pays for the table)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -60,16 +61,30 @@ def run(args: argparse.Namespace) -> int:
             return _fail(args, f"{label} must be a chair 0..{args.players - 1}")
     if args.discarder is not None and args.discarder == args.winner:
         return _fail(args, "the winner cannot be the discarder")
+    if args.pays_for_table is not None and args.pays_for_table == args.winner:
+        return _fail(args, "the winner cannot pay for the table")
     if args.value <= 0:
         return _fail(args, "--value must be positive")
+    if not 0 <= args.exposures <= 4:
+        return _fail(args, "--exposures must be 0..4")
+    if args.quint and args.exposures < 1:
+        return _fail(args, "--quint needs --exposures (one of them is the quint)")
+    pays_for_table = args.pays_for_table
+    if args.misnamed:
+        # The misnamer is the discarder, and a win on the named tile makes her pay for the table (NMJL).
+        if args.self_pick:
+            return _fail(args, "--misnamed is a win on a discard: give --discarder, not --self-pick")
+        if pays_for_table not in (None, args.discarder):
+            return _fail(args, "--misnamed: the discarder (the misnamer) is the one who pays for the table")
+        pays_for_table = args.discarder
     win = Win(winner=args.winner, value=args.value, discarder=None if args.self_pick else args.discarder,
               jokerless=args.jokerless, singles_and_pairs=args.singles_and_pairs,
-              pays_for_table=args.pays_for_table, exposures=args.exposures, quint_exposed=args.quint,
+              pays_for_table=pays_for_table, exposures=args.exposures, quint_exposed=args.quint,
               misnamed=args.misnamed)
     amounts = settle_win(profile, win, seats)
     result = {"profile": profile.name, "mode": profile.mode, "value": args.value, "winner": args.winner,
               "self_picked": args.self_pick, "discarder": args.discarder,
-              "jokerless_bonus": jokerless_counts(profile, win),
+              "jokerless_bonus": jokerless_counts(profile, win), "pays_for_table": pays_for_table,
               "payments": {str(s): amounts[s] for s in seats}}
     if args.json:
         print(json.dumps(result))
@@ -77,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     unit = "points" if profile.mode == "points" else "paid (-) / received (+)"
     how = "self-picked" if args.self_pick else f"discard by chair {args.discarder}"
     bonus = ", jokerless bonus" if result["jokerless_bonus"] else ""
-    print(f"{profile.name}: hand {args.value}, {how}{bonus} -- {unit}")
+    table = "" if pays_for_table is None or profile.mode == "points" else f", chair {pays_for_table} pays for the table"
+    print(f"{profile.name}: hand {args.value}, {how}{bonus}{table} -- {unit}")
     for s in seats:
         mark = "  winner" if s == args.winner else ""
         print(f"  chair {s} ({SEAT_NAMES[s]:5}) {amounts[s]:+6d}{mark}")

@@ -49,16 +49,16 @@ def settle_win(profile: ScoringProfile, win: Win, seats: Iterable[int]) -> dict[
         assert pts is not None and pen is not None
         out[win.winner] = win.value + (pts.self_pick_bonus if win.discarder is None else 0)
         out[win.winner] += pts.jokerless_bonus if jokerless_counts(profile, win) else 0
-        faulty = win.pays_for_table if win.pays_for_table is not None else win.discarder
-        if faulty is not None and faulty != win.winner:
+        thrower = win.discarder  # the penalties are for throwing the winning tile: none on a self-picked win
+        if thrower is not None and thrower != win.winner:
             if win.misnamed:
-                out[faulty] += pen.misnamed_discard_mahjong
+                out[thrower] += pen.misnamed_discard_mahjong
             elif win.exposures >= 3:
-                out[faulty] += pen.discard_to_three_exposures
+                out[thrower] += pen.discard_to_three_exposures
             elif win.exposures == 2 and win.quint_exposed:
-                out[faulty] += pen.discard_to_quint_and_exposure
+                out[thrower] += pen.discard_to_quint_and_exposure
             elif win.exposures == 2:
-                out[faulty] += pen.discard_to_two_exposures
+                out[thrower] += pen.discard_to_two_exposures
         return out
     pay = profile.payments
     assert pay is not None
