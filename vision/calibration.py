@@ -37,13 +37,13 @@ class CalibrationError(ValueError):
 
 @dataclass(frozen=True)
 class TableLayout:
-    """The physical proportions the regions are derived from. Defaults: a 900 mm card table, markers 50 mm
-    wide with centres 40 mm in from each edge, racks 480 mm long, American tiles about 22 x 30 mm."""
+    """The physical proportions the regions are derived from. Defaults: a 900 mm card table, markers 70 mm
+    wide with centres 50 mm in from each edge, racks 500 mm long, American tiles about 22 x 30 mm."""
 
     size_mm: float = 900.0
-    marker_mm: float = 50.0
-    marker_inset_mm: float = 40.0
-    rack_len_mm: float = 480.0
+    marker_mm: float = 70.0
+    marker_inset_mm: float = 50.0
+    rack_len_mm: float = 500.0
     tile_w_mm: float = 22.0
     tile_h_mm: float = 30.0
 
@@ -272,13 +272,22 @@ def detect_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
     if _DETECTOR is None:
         _DETECTOR = _detector()
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    found = _find(gray, 1.0)
+    if len(found) < 4 and max(gray.shape) < 1600:
+        # A far marker at low resolution can be ~12 px wide, under what the detector resolves: look again at
+        # twice the size (only when one is missing, so the usual check stays cheap).
+        found = _find(cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0) | found
+    return found
+
+
+def _find(gray: np.ndarray, scale: float) -> dict[int, np.ndarray]:
     corners, ids, _ = _DETECTOR.detectMarkers(gray)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
     for c, i in zip(corners, np.asarray(ids).ravel(), strict=True):
         if int(i) in SEATS:
-            found[int(i)] = c.reshape(4, 2).mean(axis=0)
+            found[int(i)] = c.reshape(4, 2).mean(axis=0) / scale
     return found
 
 

@@ -25,6 +25,12 @@ from vision.calibration import Band, Calibration
 MM_PER_PX = 3.0
 PIXEL_DELTA = 18          # gray levels: below this a pixel counts as unchanged (sensor noise, compression)
 _BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
+_REACH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (41, 41))     # ~120 mm around a hand: its fingers and wrist
+_SOLID = np.ones((5, 5), np.uint8)
+MOTION_MEMORY = 10        # frames a pixel counts as "recently moved"
+ARM_REACH_MM = 70.0       # an edge blob reaching further in than the rack slope is an arm
+_SKIN_LO = np.array((0, 138, 80), np.uint8)                           # Y, Cr, Cb
+_SKIN_HI = np.array((255, 180, 130), np.uint8)
 
 
 @dataclass
@@ -34,8 +40,13 @@ class RegionView:
     band: Band
     rect: tuple[int, int, int, int]      # x0, y0, x1, y1 in top-down px
     ref: np.ndarray | None = None
-    motion: float = 0.0                  # fraction of pixels changed since the previous frame
-    change: float = 0.0                  # fraction of pixels changed since the reference
+    motion: int = 0                      # pixels changed since the previous frame
+    change: int = 0                      # pixels changed since the reference
+
+    @property
+    def area(self) -> int:
+        x0, y0, x1, y1 = self.rect
+        return max(1, (x1 - x0) * (y1 - y0))
 
 
 class ChangeWatcher:
@@ -66,6 +77,7 @@ class ChangeWatcher:
         self.prev = None
         self.ref_mean = None
         self.table_ref = None
+        self.motion_hist = np.zeros((self.side, self.side), np.uint8)   # frames since a pixel last moved, down
 
     def topdown(self, frame_bgr: np.ndarray) -> np.ndarray:
         """The coarse top-down gray view of the table (uint8, side x side)."""
@@ -80,48 +92,97 @@ class ChangeWatcher:
         for v in self.views.values():
             x0, y0, x1, y1 = v.rect
             patch = top[y0:y1, x0:x1]
-            if self.prev is None:
-                v.motion = 1.0
-            else:
-                v.motion = _frac_changed(patch, self.prev[y0:y1, x0:x1])
-            v.change = 1.0 if v.ref is None else _frac_changed(patch, v.ref)
-        self.moving_px = top.size if self.prev is None else int(
-            np.count_nonzero(cv2.absdiff(top, self.prev) > PIXEL_DELTA))
+            v.motion = v.area if self.prev is None else _changed(patch, self.prev[y0:y1, x0:x1])
+            v.change = v.area if v.ref is None else _changed(patch, v.ref)
+        self.moving_px = top.size if self.prev is None else _changed(top, self.prev)
+        if self.prev is not None and self.prev.shape == top.shape:
+            np.subtract(self.motion_hist, 1, out=self.motion_hist, where=self.motion_hist > 0)
+            self.motion_hist[cv2.absdiff(top, self.prev) > PIXEL_DELTA] = MOTION_MEMORY
         self.prev = top
 
     def set_reference(self, name: str, top: np.ndarray) -> None:
         x0, y0, x1, y1 = self.views[name].rect
         self.views[name].ref = top[y0:y1, x0:x1].copy()
-        self.views[name].change = 0.0
+        self.views[name].change = 0
 
-    def occluded(self, top: np.ndarray, min_area_mm2: float) -> set[str]:
-        """Regions an arm lies over: an arm always reaches in from outside the table, so it shows as a large
-        blob of change (against the quiet-table view ``table_ref``) that touches the table's edge. Tiles that
-        came or went never touch the edge in a blob that big. Motion is not needed, so an arm held still, or
-        one sliding along its own length (frame-to-frame difference near zero), still freezes the regions."""
+    def skin(self, frame_bgr: np.ndarray) -> np.ndarray:
+        """Skin-coloured pixels (YCrCb box, the classic skin-tone range) in the top-down view, uint8 0/1."""
+        small = cv2.resize(frame_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        mask = cv2.inRange(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb), _SKIN_LO, _SKIN_HI)
+        warp = np.diag([0.5, 0.5, 1.0]) @ self._warp
+        return cv2.warpPerspective(mask, warp, (self.side, self.side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                                   borderValue=0) // 255
+
+    def occluded(self, top: np.ndarray, min_area_mm2: float, skin: np.ndarray | None = None) -> set[str]:
+        """Regions an arm lies over. Two signs, each enough: (1) an arm reaches in from outside the table, so it
+        shows as a large blob of change (against the quiet-table view ``table_ref``) touching the table's edge;
+        tiles that came or went never touch the edge in a blob that big; (2) a hand: skin-coloured pixels among
+        the changed ones (a dark sleeve over a dark rack can hide the arm itself, never the hand), taken with a
+        hand's reach around them. Motion is not needed, so an arm held still, or one sliding along its own
+        length (frame-to-frame difference near zero), still freezes the regions."""
         if self.table_ref is None:
             return set()
         diff = (cv2.absdiff(top, self.table_ref) > PIXEL_DELTA).astype(np.uint8)
         diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        hand = None
+        if skin is not None:
+            # A hand is one solid skin-coloured blob of several tile areas; red tile art (craks, red dragons)
+            # is skin-coloured too but comes as thin strokes between ivory, which an opening of 15 mm removes.
+            solid = cv2.morphologyEx(diff & skin, cv2.MORPH_OPEN, _SOLID)
+            # A hand also moves (a resting hand trembles): a skin-coloured blob that has not changed for a few
+            # frames is something red on the table, e.g. the sides of a red set's tiles.
+            k, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+            moving = set(np.unique(lab[self.motion_hist > 0]))
+            big = [j for j in range(1, k) if st[j, cv2.CC_STAT_AREA] * MM_PER_PX**2 >= min_area_mm2 / 4
+                   and j in moving]
+            hand = np.isin(lab, big).astype(np.uint8) if big else None
         # Bridge the stretches where a sleeve happens to match what it covers (grey sleeve over grey tiles):
         # up to ~30 mm, so one arm stays one blob.
         diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _BRIDGE)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
-        if n <= 1:
-            return set()
         edge = np.unique(np.concatenate([labels[:2].ravel(), labels[-2:].ravel(), labels[:, :2].ravel(),
                                          labels[:, -2:].ravel()]))
         min_px = min_area_mm2 / MM_PER_PX**2
-        arms = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px]
-        if not arms:
+        arms = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px and self._reach(stats[k]) >= ARM_REACH_MM]
+        if not arms and hand is None:
             return set()
-        mask = np.isin(labels, arms)
+        mask = np.isin(labels, arms) if arms else np.zeros(diff.shape, bool)
+        if hand is not None:
+            mask |= cv2.dilate(hand, _REACH) > 0
+            # The sleeve between the hand and where the arm crosses the table edge may match what it covers
+            # (dark on a dark rack); any change at the edge is taken as that crossing, and the straight band
+            # from it to the hand as the arm.
+            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px / 6]
+            if entries:
+                k = max(entries, key=lambda j: stats[j, cv2.CC_STAT_AREA])
+                ys, xs = np.nonzero(hand)
+                ey, ex = np.nonzero(labels == k)
+                band = np.zeros(diff.shape, np.uint8)
+                cv2.line(band, (int(xs.mean()), int(ys.mean())), (int(ex.mean()), int(ey.mean())), 1,
+                         int(90 / MM_PER_PX))
+                mask |= band > 0
         hit = set()
         for name, v in self.views.items():
             x0, y0, x1, y1 = v.rect
             if mask[y0:y1, x0:x1].any():
                 hit.add(name)
         return hit
+
+    def _reach(self, st: np.ndarray) -> float:
+        """How far (mm) a blob touching the table edge reaches in from it. A row of standing tiles taken off a
+        rack (a hand laid down for Mah Jongg) touches the edge too, but stays within the rack's ~50 mm."""
+        x, y, w, h = (int(v) for v in st[:4])
+        n = self.side
+        reach = 0
+        if y <= 1:
+            reach = max(reach, y + h)
+        if y + h >= n - 1:
+            reach = max(reach, n - y)
+        if x <= 1:
+            reach = max(reach, x + w)
+        if x + w >= n - 1:
+            reach = max(reach, n - x)
+        return reach * MM_PER_PX
 
     def brightness_jump(self, top: np.ndarray, tol: float = 0.10) -> bool:
         """True when the table's brightness moved by more than ``tol`` from the reference (light change). The
@@ -139,11 +200,9 @@ class ChangeWatcher:
         """Most regions changed at once: a light change or a bump rather than a move. Only regions with a
         reference take part (right after a resync none has one, and nothing is compared)."""
         known = [v for v in self.views.values() if v.ref is not None]
-        changed = sum(1 for v in known if v.change > level)
+        changed = sum(1 for v in known if v.change > level * v.area)
         return len(known) >= 4 and changed >= frac_regions * len(known)
 
 
-def _frac_changed(a: np.ndarray, b: np.ndarray) -> float:
-    if a.size == 0:
-        return 0.0
-    return float(np.count_nonzero(cv2.absdiff(a, b) > PIXEL_DELTA)) / a.size
+def _changed(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.count_nonzero(cv2.absdiff(a, b) > PIXEL_DELTA)) if a.size else 0

@@ -34,11 +34,11 @@ from vision.calibration import (
     fit_bands,
     table_to_seat,
 )
-from vision.change import ChangeWatcher
+from vision.change import MM_PER_PX, ChangeWatcher
 from vision.tracker import RegionTracks, TileSeen, Track, same_reading
 
-MOTION_BUSY = 0.004       # fraction of a region's pixels moving frame to frame that marks it busy
-CHANGE_DIRTY = 0.004      # fraction differing from the reference that calls for a re-read
+MOTION_BUSY = 0.15        # tile areas of a region's pixels moving frame to frame that mark it busy
+CHANGE_DIRTY = 0.25       # tile areas differing from the reference that call for a re-read
 BUMP_PX = 3.0             # marker displacement (image px) that counts as a bumped camera
 DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to read
 ARM_TILES = 6             # a blob touching the table edge this many tile areas big is an arm
@@ -87,11 +87,12 @@ class TableReader:
 
     def __init__(self, calibration: Calibration, tile_model: Detector, *, fps: float = 30.0,
                  stable_reads: int = 2, settle_frames: int = 3, heal_every_s: float = 2.0,
-                 marker_check_s: float = 1.0, matcher: str = "greedy") -> None:
+                 marker_check_s: float = 1.0, matcher: str = "greedy", change_driven: bool = True) -> None:
         self.cal = calibration
         self.model = tile_model
         self.fps = fps
         self.stable_reads = stable_reads
+        self.change_driven = change_driven      # False: read every still region every frame (for comparison)
         self.settle_frames = settle_frames
         self.heal_every = max(1, int(heal_every_s * fps))
         self.marker_every = max(1, int(marker_check_s * fps))
@@ -107,7 +108,10 @@ class TableReader:
         self.disturbed_since: int | None = None
         self._still_since = 0
         self._last_motion_any = 0
+        self._under_arm: set[str] = set()
+        self._retake_quiet = False
         self.quiet_frames = max(settle_frames, int(0.5 * fps))
+        self.stale_frames = int(2.0 * fps)
         self.dark = False
         self.frozen_since: int | None = None
         self.frozen_reported = False
@@ -141,15 +145,30 @@ class TableReader:
         if frame_index % self.marker_every == 0 and self.cal.source == "markers":
             self._check_markers(frame, frame_index, t, out, settled=False)
 
-        to_read = self._regions_to_read(top, frame_index, t)
+        to_read = self._regions_to_read(top, frame, frame_index, t)
         if to_read:
             readings = self._read(frame, to_read)
             for r in to_read:
                 out += self._take_reading(r, readings[r.name], top, frame_index, t, exp)
-        if frame_index - self._last_motion_any >= self.quiet_frames:
-            self.watch.table_ref = top       # the whole table has been still: the new quiet reference
+        self._refresh_quiet_view(top, frame_index)
         self.last_index = frame_index
         return out
+
+    def _refresh_quiet_view(self, top: np.ndarray, idx: int) -> None:
+        """The quiet-table view (what arms are told apart from) follows the table when it is still and read.
+        Still for ``stale_frames`` with reads pending means the view itself is stale (it was taken with an arm
+        in it) or an object lies still at the edge: take the view anyway, and let the regions that were
+        "under an arm" adopt their next reading silently: missing a move beats inventing one."""
+        still = idx - self._last_motion_any
+        pending = any(r.needs_read for r in self.regions.values())
+        if still >= self.quiet_frames and (not pending or self.watch.table_ref is None):
+            self.watch.table_ref = top
+            self._under_arm = set()
+        elif still >= self.stale_frames and self.watch.table_ref is not None:
+            self.watch.table_ref = top
+            for name in self._under_arm:
+                self.regions[name].silent = True
+            self._under_arm = set()
 
     def fit_regions(self, frame: np.ndarray) -> None:
         """Fit the regions to the tiles of this frame (vision.calibration.fit_bands) and rebuild the watcher:
@@ -228,6 +247,8 @@ class TableReader:
             out.append(ev.CameraProblem(t, idx, 0.8, problem="light_changed", resolved=True,
                                         detail="whole-table change without marker movement; re-reading"))
         self.watch.reset_brightness(top)
+        self.watch.table_ref = None          # the quiet view is re-taken under the new light / camera pose,
+        self._retake_quiet = True            # from the next frame: the picture is still by now
         self.disturbed_since = None
         # Tiles are tracked in table millimetres, so after a light change, or a bump the markers corrected, the
         # re-read compares with what was there before and moves made meanwhile are still reported. Without
@@ -269,25 +290,33 @@ class TableReader:
 
     # --- reading ---------------------------------------------------------------------------------------
 
-    def _regions_to_read(self, top: np.ndarray, idx: int, t: float) -> list[_Region]:
+    def _regions_to_read(self, top: np.ndarray, frame: np.ndarray, idx: int, t: float) -> list[_Region]:
         views = self.watch.views
         layout = self.cal.layout
         if self.watch.moving_px > MOVING_PX:
             self._last_motion_any = idx
+        if self.watch.table_ref is None and self._retake_quiet:
+            self.watch.table_ref, self._retake_quiet = top, False
         if self.watch.table_ref is None:          # no quiet view of the table yet: cannot tell arms apart
             return []
-        under_arm = self.watch.occluded(top, ARM_TILES * layout.tile_w_mm * layout.tile_h_mm)
+        tile_px = layout.tile_w_mm * layout.tile_h_mm / MM_PER_PX**2
+        skin = self.watch.skin(frame) if self.watch.moving_px or self._under_arm else None
+        under_arm = self.watch.occluded(top, ARM_TILES * layout.tile_w_mm * layout.tile_h_mm, skin)
+        self._under_arm |= under_arm
         for r in self.regions.values():
             v = views[r.name]
-            if v.motion > MOTION_BUSY or r.name in under_arm:
+            if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
                 r.readings = []
                 if r.kind in ("slope", "rack_top"):      # an arm over a seat's rack comes from that seat
                     self.arm_seen[r.seat] = t
-            if v.change > CHANGE_DIRTY and not r.needs_read:
+            if v.change > CHANGE_DIRTY * tile_px and not r.needs_read:
                 r.needs_read = True
                 r.change_start_t = t
-        if idx % self.heal_every == 0:
+        if not self.change_driven:
+            for r in self.regions.values():
+                r.needs_read = True
+        elif idx % self.heal_every == 0:
             names = sorted(self.regions)
             r = self.regions[names[self._heal_cursor % len(names)]]
             self._heal_cursor += 1
@@ -295,26 +324,21 @@ class TableReader:
         return [r for r in self.regions.values() if r.needs_read and idx - r.last_motion >= self.settle_frames]
 
     def _read(self, frame: np.ndarray, regions: Sequence[_Region]) -> dict[str, list[TileSeen]]:
-        """Run the tile model once over the image rectangle holding these regions; sort tiles into regions."""
+        """Run the tile model once on the whole frame and sort its tiles into the regions being read. The whole
+        frame, not a crop around the regions: the detector letterboxes its input to a fixed size, so a crop
+        costs the same and would show the tiles at a scale it was not trained on. What change-driven work saves
+        is the calls themselves: a quiet table calls the model only to heal, every ``heal_every_s``."""
         h, w = frame.shape[:2]
-        polys = [self.cal.to_image(self.cal.band(r.name).polygon(self.cal.layout.size_mm)) for r in regions]
-        pts = np.vstack(polys)
-        pad = 12
-        x0, y0 = (np.floor(pts.min(axis=0)) - pad).astype(int)
-        x1, y1 = (np.ceil(pts.max(axis=0)) + pad).astype(int)
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-        if x1 <= x0 or y1 <= y0:
-            dets = []
-        elif hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
-            dets = self.model.detect_at(self._frame_index, (x0, y0, x1, y1))
+        if hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
+            dets = self.model.detect_at(self._frame_index, (0, 0, w, h))
         else:
-            dets = self.model.detect(frame[y0:y1, x0:x1])
+            dets = self.model.detect(frame)
         self.stats["detector_calls"] += 1
         self.stats["regions_read"] += len(regions)
         out: dict[str, list[TileSeen]] = {r.name: [] for r in regions}
         if not dets:
             return out
-        centers = np.array([[(d.box[0] + d.box[2]) / 2 + x0, (d.box[1] + d.box[3]) / 2 + y0] for d in dets])
+        centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
         table = self.cal.to_table(centers)
         size = self.cal.layout.size_mm
         for d, (x, y) in zip(dets, table, strict=True):
@@ -352,12 +376,13 @@ class TableReader:
         diff = r.tracks.commit(reading)
         t_action = r.change_start_t if r.change_start_t is not None else t
         r.change_start_t = None
+        out = self._count_check(r, exp, idx, t) if r.kind == "slope" else []
         if r.silent:
             r.silent = False
-            return []
+            return out
         if not diff:
-            return []
-        return self._observe(r, diff, idx, t, t_action, exp)
+            return out
+        return out + self._observe(r, diff, idx, t, t_action, exp)
 
     # --- from changes to observations ------------------------------------------------------------------
 
@@ -366,7 +391,8 @@ class TableReader:
         out: list[ev.Observation] = []
         kw = {"t_action": t_action}
         if r.kind == "floor":
-            for tr in diff.added:
+            # A tile where another lay but of another kind: thrown onto (or pushed over) the old one.
+            for tr in diff.added + [tr for _old, tr in diff.recoded]:
                 if tr.face != "up" or tr.tile is None:
                     continue
                 seat = self._actor(t_action, t)
@@ -388,7 +414,6 @@ class TableReader:
             if diff.added:
                 out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=len(diff.added), **kw))
                 self.turn = r.seat
-            out += self._count_check(r, exp, idx, t)
         elif r.kind == "rack_top":
             out += self._rack_top(r, diff, idx, t, kw)
         return out

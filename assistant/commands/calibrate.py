@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--corners", help='manual fallback: image points "x,y x,y x,y x,y" of the corners to the right '
                                      "of East, South, West, North (where the markers would be)")
     t.add_argument("--table-mm", type=float, default=TableLayout.size_mm,
-                   help="table side; markers sit 40 mm in from each corner")
+                   help="table side; marker centres sit 50 mm in from each edge")
     t.add_argument("--frames", type=int, default=60, help="how many frames to try for markers (camera/video)")
     t.add_argument("--out", type=Path, default=Path("calibration.json"))
     t.add_argument("--json", action="store_true")
@@ -78,7 +78,7 @@ def run_markers(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {png} and {pdf}: print at 100 % (no 'fit to page'); each square is {layout.marker_mm:.0f} mm.")
         print("Cut out the four markers and tape each in the table corner to the right of the seat it names,")
-        print("about 40 mm in from both edges.")
+        print(f"with its centre about {layout.marker_inset_mm:.0f} mm in from both edges.")
     return 0
 
 

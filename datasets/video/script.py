@@ -1,11 +1,11 @@
 """The game a ground-truth video shows: a seeded sequence of physical moves at the table.
 
 A move is a dict shaped like the referee's events (``pick``, ``rack``, ``discard``, ``exposure``,
-``joker_exchange``, ``mahjong_declared``) plus what only a video needs (``hold`` seconds, ``called_after_pick``).
-``moves_from_referee`` takes the game the referee's seeded legal player produces when it is available
-(engine.referee.scripted); ``own_moves`` is a small self-contained script used otherwise: it follows the turn
-order and the physical flow of an NMJL game (pick, rack, discard, calls with exposures from the rack, joker
-exchanges, a Mah Jongg at the end) but does not check hands against the card, which the video does not need.
+``joker_exchange``, ``mahjong_declared``) plus what only a video needs (``hold`` seconds, ``returned``).
+``moves_from_referee`` takes the game the referee's seeded legal player produces (engine.referee.scripted): the
+default. ``own_moves`` is a small self-contained script kept for what the referee's games do not contain: a call
+made after the next player already picked (the pick goes back to the wall); it follows the physical flow of an
+NMJL game but does not check hands against the card.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ class Deal:
     hands: list[list[str]]
     wall: list[str]
     moves: list[dict] = field(default_factory=list)
+    exposures: list[list[list[str]]] = field(default_factory=lambda: [[] for _ in range(4)])
+    floor: list[str] = field(default_factory=list)      # face-up discards already on the table
+    source: dict = field(default_factory=dict)          # where the moves come from (referee seed, event range)
 
 
 def full_set() -> list[str]:
@@ -123,3 +126,73 @@ def _joker_exchange(rng: random.Random, seat: int, state: list[list[str]], expos
                           "tile": real})
             moves.append({"type": "rack", "seat": seat, "joker": True})
             return
+
+
+def referee_game(seed: int):
+    """The referee's seeded legal game (engine.referee.scripted) on the sample card with NMJL scoring."""
+    from importlib import resources
+
+    import engine.profiles
+    from engine.card import SAMPLE_CARD, load_card
+    from engine.referee.profile import parse_profile
+    from engine.referee.scripted import scripted_game
+
+    text = (resources.files(engine.profiles) / "nmjl.toml").read_text(encoding="utf-8")
+    return scripted_game(load_card(SAMPLE_CARD), parse_profile(text, "nmjl.toml"), seed=seed)
+
+
+def moves_from_referee(game, turns: int = 6, seed: int = 0, wall_len: int = 52, part: str = "claim") -> Deal:
+    """A stretch of a referee-played game as a ``Deal``. ``part="claim"``: from the discard before the game's
+    last claim for an exposure (so the video shows a call, an exposure and usually the joker exchange that
+    follows) for ``turns`` discards; ``part="end"``: the last ``turns`` discards and the Mah Jongg (or wall game);
+    ``part="claim_to_end"``: from that claim to the end. Hands come from ``game.hands``; exposures and the
+    discard floor are replayed from the events before the start; the wall holds the tiles still to be picked (in
+    order) and face-down filler."""
+    rng = random.Random(seed)
+    events = game.events
+    name = [type(e).__name__ for e in events]
+    discards = [i for i, n in enumerate(name) if n == "Discard"]
+    calls = [i for i, n in enumerate(name) if n == "Claim" and events[i].purpose == "exposure"]
+    before = [d for d in discards if calls and d < calls[-1]]
+    if part == "end" or not before:
+        start = discards[max(0, len(discards) - turns)]
+    else:
+        start = before[-1]
+    later = [d for d in discards if d >= start]
+    stop = len(events) if part != "claim" or len(later) <= turns else later[turns]
+    hands = [list(h) for h in game.hands[start - 1]]
+    exposures: list[list[list[str]]] = [[] for _ in range(4)]
+    floor: list[str] = []
+    for e, n in zip(events[:start], name[:start], strict=True):
+        if n == "Discard":
+            floor.append(e.tile)
+        elif n == "Exposure":
+            exposures[e.seat].append(list(e.tiles))
+            floor.pop()
+        elif n == "JokerExchange":
+            group = exposures[e.from_seat][e.exposure_index]
+            group[group.index(JOKER)] = e.tile
+    picks = [e.tile for e, n in zip(events[start:stop], name[start:stop], strict=True) if n == "Pick"]
+    filler = full_set()
+    rng.shuffle(filler)
+    wall = picks + filler[:max(0, wall_len - len(picks))]
+    moves: list[dict] = []
+    for e, n in zip(events[start:stop], name[start:stop], strict=True):
+        if n == "Pick":
+            moves.append({"type": "pick", "seat": e.seat, "hold": rng.choice([0.0, 0.0, 0.0, 0.5, 1.0])})
+        elif n == "Rack":
+            moves.append({"type": "rack", "seat": e.seat})
+        elif n == "Discard":
+            moves.append({"type": "discard", "seat": e.seat, "tile": e.tile})
+        elif n == "Exposure":
+            moves.append({"type": "exposure", "seat": e.seat, "tiles": list(e.tiles)})
+        elif n == "JokerExchange":
+            moves.append({"type": "joker_exchange", "seat": e.seat, "from_seat": e.from_seat,
+                          "exposure_index": e.exposure_index, "tile": e.tile})
+            moves.append({"type": "rack", "seat": e.seat, "joker": True})
+        elif n == "MahjongDeclared":
+            moves.append({"type": "mahjong_declared", "seat": e.seat, "tiles": list(e.tiles),
+                          "self_picked": e.self_picked})
+    source = {"referee_seed": game.seed, "start_event": start, "stop_event": stop, "part": part,
+              "outcome": game.outcome if stop == len(events) else "cut"}
+    return Deal(hands=hands, wall=wall, moves=moves, exposures=exposures, floor=floor, source=source)

@@ -26,6 +26,8 @@ from datasets.video.script import Deal
 
 TABLE_MM = 900.0
 PITCH = TILE_W + 1.0
+#: What can go wrong besides the moves (each becomes a World method ``_<name>``).
+DISTURBANCES = ("occlusion", "occlusion", "bump", "light_change", "drop_frames")
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class World:
     deal: Deal
     seed: int
     fps: float = 30.0
-    disturb: bool = True
+    disturb: bool | tuple[str, ...] = True     # True: all kinds; or a subset of DISTURBANCES
     rack_height: float = 28.0
     truth: list[dict] = field(default_factory=list)
     disturbances: list[dict] = field(default_factory=list)
@@ -101,6 +103,12 @@ class World:
         for seat, hand in enumerate(self.deal.hands):
             for code in hand:
                 self._stand(seat, code)
+        for seat, groups in enumerate(self.deal.exposures):
+            for codes in groups:
+                self.top[seat].append([self._top_tile(seat, code, j) for j, code in enumerate(codes)])
+        for code in self.deal.floor:
+            x, y = self._floor_spot(self.rng.randrange(4))
+            self.floor.append(PlacedTile(code, "up", x, y, self.rng.uniform(0, 360)))
         self.live = [0, 3, 2, 1]     # walls in picking order (clockwise from East's)
         per = math.ceil(len(self.deal.wall) / 4)
         for i, code in enumerate(self.deal.wall):
@@ -126,9 +134,14 @@ class World:
         for k, t in enumerate(self.slope[seat]):
             t.x, t.y = self._slope_xy(seat, k)
 
+    def _top_tile(self, seat: int, code: str, j: int) -> PlacedTile:
+        """A face-up tile in slot ``j`` of the exposure being laid on ``seat``'s rack top."""
+        x, y = seat_xy(seat, self._top_slot(seat, j), self.layout.top_w[seat] + self.rng.gauss(0, 1))
+        return PlacedTile(code, "up", x, y, 90.0 * seat + self.rng.gauss(0, 2), z=self.rack_height)
+
     def _top_slot(self, seat: int, extra: int = 0) -> float:
         n = sum(len(g) for g in self.top[seat])
-        return -225 + self.layout.shift_u[seat] + (n + extra) * PITCH + len(self.top[seat]) * 14
+        return -205 + self.layout.shift_u[seat] + (n + extra) * PITCH + len(self.top[seat]) * 14
 
     # --- frames ----------------------------------------------------------------------------------------
 
@@ -234,12 +247,17 @@ class World:
 
     def _do_discard(self, m: dict) -> Iterator[FrameState]:
         seat, code = m["seat"], m["tile"]
-        k = next((i for i, t in enumerate(self.slope[seat]) if t.code == code), len(self.slope[seat]) - 1)
-        yield from self._move_arm(seat, self._slope_xy(seat, k))
-        tile = self._take_from_slope(seat, code)
-        tile.code = code
-        self._grab(seat, tile)
-        self._restack(seat)
+        held = self.held.get(seat)
+        if held is not None and held.code != code:      # picked, not racked, throws another tile: rack it first
+            yield from self._do_rack({"seat": seat})
+            held = None
+        if held is None:
+            k = next((i for i, t in enumerate(self.slope[seat]) if t.code == code), len(self.slope[seat]) - 1)
+            yield from self._move_arm(seat, self._slope_xy(seat, k))
+            tile = self._take_from_slope(seat, code)
+            tile.code = code
+            self._grab(seat, tile)
+            self._restack(seat)
         x, y = self._floor_spot(seat)
         yield from self._move_arm(seat, (x, y))
         tile = self.held.pop(seat)
@@ -265,14 +283,17 @@ class World:
                 a = self.rng.uniform(0, 2 * math.pi)
                 x, y = other.x + 30 * math.cos(a), other.y + 30 * math.sin(a)
             else:
-                x, y = seat_xy(seat, self.rng.uniform(-170, 170), self.rng.uniform(215, 420))
-            if max(abs(x), abs(y)) < 240 and all(math.hypot(x - t.x, y - t.y) > 62 for t in self.floor):
+                x, y = seat_xy(seat, self.rng.uniform(-220, 220), self.rng.uniform(190, 440))
+            if max(abs(x), abs(y)) < 270 and all(math.hypot(x - t.x, y - t.y) > 40 for t in self.floor):
                 return x, y
         return seat_xy(seat, self.rng.uniform(-150, 150), self.rng.uniform(250, 400))
 
     def _do_exposure(self, m: dict) -> Iterator[FrameState]:
-        seat, tiles = m["seat"], list(m["tiles"])
+        seat = m["seat"]
         called = self.floor[-1]
+        tiles = list(m["tiles"])
+        tiles.remove(called.code if called.code in tiles else tiles[0])
+        tiles = [called.code, *tiles]          # the called tile first, then the caller's own
         yield from self._move_arm(seat, (called.x, called.y))
         self.floor.pop()
         self._grab(seat, called)
@@ -310,6 +331,17 @@ class World:
 
     def _do_mahjong_declared(self, m: dict) -> Iterator[FrameState]:
         seat = m["seat"]
+        if not m.get("self_picked", True) and seat not in self.held and self.floor:
+            called = self.floor[-1]              # Mah Jongg on a discard: the winner takes it first
+            yield from self._move_arm(seat, (called.x, called.y))
+            self._grab(seat, self.floor.pop())
+        if seat in self.held:                    # the winning tile joins the hand on the rack
+            yield from self._move_arm(seat, self._slope_xy(seat, len(self.slope[seat])))
+            tile = self.held.pop(seat)
+            tile.z, tile.standing = 0.0, True
+            self.slope[seat].append(tile)
+            self._restack(seat)
+            self._event("racked", seat=seat, count=1)
         yield from self._move_arm(seat, self._slope_xy(seat, 6))
         yield from self._jitter(seat, 0.3)
         row = sorted(self.slope[seat], key=lambda t: t.code or "")
@@ -328,10 +360,11 @@ class World:
     # --- disturbances ----------------------------------------------------------------------------------
 
     def _plan_disturbances(self, n_moves: int) -> dict:
-        if not self.disturb or n_moves < 8:
+        chosen = DISTURBANCES if self.disturb is True else tuple(self.disturb or ())
+        kinds = [getattr(self, f"_{k}") for k in chosen]
+        if not kinds or n_moves < 3:
             return {}
-        kinds = [self._occlusion, self._occlusion, self._bump, self._light_change, self._drop_frames]
-        spots = self.rng.sample(range(2, n_moves - 1), min(len(kinds), n_moves - 3))
+        spots = self.rng.sample(range(1, n_moves), min(len(kinds), n_moves - 1))
         return dict(zip(spots, kinds, strict=False))
 
     def _window(self, kind: str, t0: float, t1: float | None = None, **data: object) -> None:
