@@ -25,6 +25,15 @@ class JournalError(ValueError):
     """A journal that cannot be read at all (missing, unreadable); the message names the file."""
 
 
+class JournalRecordError(JournalError):
+    """An intact record that cannot be replayed (an event the schema refuses): ``index`` is its position in
+    the records given to :func:`replay`, so the caller can name the file line."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
 def _stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
@@ -65,8 +74,9 @@ class Journal:
         self.close()
 
 
-def read_journal(path: str | Path, report: Callable[[str], None] | None = _stderr) -> Iterator[dict[str, Any]]:
-    """Yield the records of a journal in order.
+def read_journal(path: str | Path, report: Callable[[str], None] | None = _stderr,
+                 line_numbers: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield the records of a journal in order (``line_numbers``, if given, receives each one's file line).
 
     A line that is not a JSON object is a record torn by a crash mid-write (events are journaled before they
     are applied, so a torn event was never ruled on): it is reported through ``report`` as ``file:line: ...``
@@ -90,6 +100,8 @@ def read_journal(path: str | Path, report: Callable[[str], None] | None = _stder
             if report is not None:
                 report(f"{path}:{number}: damaged line skipped ({exc})")
             continue
+        if line_numbers is not None:
+            line_numbers.append(number)
         yield record
 
 
@@ -142,14 +154,19 @@ def replay(records: list[dict[str, Any]], referee: Referee) -> tuple[list[Ruling
     """Apply every journaled event to ``referee``; returns (all rulings, mismatches with the journaled ones).
 
     A mismatch names the event's record number and both ruling lists, so a changed rule (or a tampered
-    journal) shows exactly where the replayed game departs from the recorded one.
+    journal) shows exactly where the replayed game departs from the recorded one. An event record the schema
+    refuses raises :class:`JournalRecordError`: guessing past it would rule on a different game.
     """
     rulings: list[Ruling] = []
     mismatches: list[dict[str, Any]] = []
     for i, rec in enumerate(records):
         if rec.get("kind") != "event":
             continue
-        out = referee.apply(events.from_json(rec["event"]))
+        try:
+            event = events.from_json(rec.get("event"))
+        except events.EventError as exc:
+            raise JournalRecordError(i, f"event record cannot be replayed: {exc}") from None
+        out = referee.apply(event)
         rulings += out
         nxt = records[i + 1] if i + 1 < len(records) else None
         if nxt is not None and nxt.get("kind") == "rulings":

@@ -108,3 +108,26 @@ def test_apply_reports_bad_event_json_with_position(tmp_path, capsys):
     code, out = _run(capsys, "referee", "apply", str(path), '{"type":"deal","t":0}', '{"type":"dael","t":1}')
     assert code == 2 and "event 2: type: unknown event type 'dael'" in out.err
     assert "dealt" in out.out and "charleston_skipped" in out.out
+
+
+def test_unreplayable_event_record_named_by_file_line(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    _run(capsys, "referee", "new", str(path))
+    _run(capsys, "referee", "apply", str(path), '{"type":"deal","t":0}')
+    with open(path, "a") as f:
+        f.write('{"kind":"event","event":{"type":"pick","t":1}}\n')  # intact JSON, but no seat
+    line = len(path.read_text().splitlines())
+    for command in ("replay", "apply"):
+        code, out = _run(capsys, "referee", command, str(path), *(['{"type":"rack","t":2,"seat":1}']
+                                                                 if command == "apply" else []))
+        assert code == 2 and f"{path}:{line}: event record cannot be replayed: pick.seat: missing" in out.err
+    assert len(path.read_text().splitlines()) == line  # nothing appended after a journal it cannot follow
+
+
+def test_journal_without_header_is_reported_not_silently_defaulted(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_text('{"kind":"event","event":{"type":"deal","t":0}}\n')
+    code, out = _run(capsys, "referee", "replay", "--json", str(path))
+    result = json.loads(out.out)
+    assert code == 0 and result["events"] == 1
+    assert result["problems"] == [f"{path}: no header record: replaying with the sample card and the nmjl profile"]

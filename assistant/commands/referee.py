@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from assistant.journal import (
     Journal,
     JournalError,
+    JournalRecordError,
     RecordedReferee,
     builtin_profile_text,
     header_record,
@@ -27,7 +29,7 @@ from assistant.journal import (
     referee_from_header,
     replay,
 )
-from engine.referee import ProfileError, Ruling, events
+from engine.referee import ProfileError, Referee, Ruling, events
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,12 +87,25 @@ def _header(args: argparse.Namespace) -> dict[str, Any]:
                          args.players)
 
 
-def _open(path: Path) -> tuple[list[dict[str, Any]], Any]:
-    """Records of an existing journal and a referee replayed up to its end."""
-    records = list(read_journal(path))
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def _replayed(path: Path, report: Callable[[str], None] = _warn) -> tuple[list[dict[str, Any]], Referee,
+                                                                        list[Ruling], list[dict[str, Any]]]:
+    """Read a journal and replay it: (records, referee, rulings, mismatches). Damaged lines and a missing header
+    go to ``report``; an event record that cannot be replayed is a JournalError naming its file line."""
+    lines: list[int] = []
+    records = list(read_journal(path, report=report, line_numbers=lines))
     header = next((r for r in records if r.get("kind") == "header"), None)
+    if header is None:
+        report(f"{path}: no header record: replaying with the sample card and the nmjl profile")
     referee = referee_from_header(header)
-    return records, referee
+    try:
+        rulings, mismatches = replay(records, referee)
+    except JournalRecordError as exc:
+        raise JournalError(f"{path}:{lines[exc.index]}: {exc}") from None
+    return records, referee, rulings, mismatches
 
 
 def format_ruling(r: Ruling) -> str:
@@ -122,9 +137,8 @@ def run_apply(args: argparse.Namespace) -> int:
     if not args.journal.exists():
         return _error(args, f"{args.journal}: no such journal (start one with `mahj referee new`)")
     try:
-        records, referee = _open(args.journal)
-        replay(records, referee)
-    except (JournalError, ProfileError, ValueError, KeyError) as exc:
+        _, referee, _, _ = _replayed(args.journal)
+    except (JournalError, ProfileError, ValueError) as exc:
         return _error(args, str(exc))
     texts = args.events or [line for line in sys.stdin.read().splitlines() if line.strip()]
     recorder = RecordedReferee(referee, Journal(args.journal))
@@ -153,11 +167,8 @@ def run_replay(args: argparse.Namespace) -> int:
         return _error(args, f"{args.journal}: no such journal")
     problems: list[str] = []
     try:
-        records = list(read_journal(args.journal, report=problems.append))  # reported below, never silently
-        header = next((r for r in records if r.get("kind") == "header"), None)
-        referee = referee_from_header(header)
-        rulings, mismatches = replay(records, referee)
-    except (JournalError, ProfileError, ValueError, KeyError) as exc:
+        records, referee, rulings, mismatches = _replayed(args.journal, problems.append)  # reported below
+    except (JournalError, ProfileError, ValueError) as exc:
         return _error(args, str(exc))
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
