@@ -138,3 +138,30 @@ def test_bumped_camera_is_reported_and_recalibrated(table):
     pts = np.array([[300.0, 300.0], [600.0, 600.0]])
     want = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), truth).reshape(-1, 2)
     assert np.abs(reader.cal.to_image(pts) - want).max() < 2.5
+
+
+def test_bump_without_markers_is_measured_by_phase_correlation(table):
+    world, look, renderer = table
+    frame0, _ = next(_still_frames(world, renderer, 1))
+    marked = calibrate_frame(frame0)
+    from vision.calibration import calibrate_from_points
+
+    cal = calibrate_from_points(marked.marker_image, marked.image_size, source="manual")
+
+    class NoTiles:
+        def detect(self, frame):
+            return []
+
+    reader = TableReader(cal, NoTiles())
+    events = []
+    for img, fs in _still_frames(world, renderer, 30):
+        events += reader.process(img, fs.index, fs.t)
+    assert not events
+    for img, fs in _still_frames(world, renderer, 25, shift=(12.0, 8.0, 0.0), start=30):
+        events += reader.process(img, fs.index, fs.t)
+    bumps = [e for e in events if isinstance(e, CameraProblem) and e.problem == "bumped"]
+    assert len(bumps) == 1, events
+    truth = true_homography(renderer.camera(fs))
+    pts = np.array([[300.0, 300.0], [600.0, 600.0]])
+    want = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), truth).reshape(-1, 2)
+    assert np.abs(reader.cal.to_image(pts) - want).max() < 3.0

@@ -196,7 +196,7 @@ class ChangeWatcher:
     def reset_brightness(self, top: np.ndarray) -> None:
         self.ref_mean = float(np.median(top[::4, ::4]))
 
-    def global_change(self, frac_regions: float = 0.6, level: float = 0.25) -> bool:
+    def global_change(self, frac_regions: float = 0.6, level: float = 0.1) -> bool:
         """Most regions changed at once: a light change or a bump rather than a move. Only regions with a
         reference take part (right after a resync none has one, and nothing is compared)."""
         known = [v for v in self.views.values() if v.ref is not None]

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 from vision import events as ev
@@ -110,6 +111,8 @@ class TableReader:
         self._last_motion_any = 0
         self._under_arm: set[str] = set()
         self._retake_quiet = False
+        self._shift_ref: np.ndarray | None = None
+        self._hann: np.ndarray | None = None
         self.quiet_frames = max(settle_frames, int(0.5 * fps))
         self.stale_frames = int(2.0 * fps)
         self.dark = False
@@ -132,6 +135,9 @@ class TableReader:
         self._check_dropped(frame_index, t, out)
         if not self.cal.bands_fitted:
             self.fit_regions(frame)
+        if self._shift_ref is None and self.cal.source != "markers":
+            self._shift_ref = self._small(frame)
+            self._hann = cv2.createHanningWindow(self._shift_ref.shape[::-1], cv2.CV_32F)
 
         top = self.watch.topdown(frame)
         if self._check_dark(top, frame_index, t, out):
@@ -242,7 +248,10 @@ class TableReader:
         if idx - self._still_since < self.settle_frames:
             self.last_index = idx
             return True
-        bumped = self.cal.source == "markers" and self._check_markers(frame, idx, t, out, settled=True)
+        if self.cal.source == "markers":
+            bumped = self._check_markers(frame, idx, t, out, settled=True)
+        else:
+            bumped = self._check_shift(frame, idx, t, out)
         if not bumped:
             out.append(ev.CameraProblem(t, idx, 0.8, problem="light_changed", resolved=True,
                                         detail="whole-table change without marker movement; re-reading"))
@@ -252,7 +261,8 @@ class TableReader:
         self.disturbed_since = None
         # Tiles are tracked in table millimetres, so after a light change, or a bump the markers corrected, the
         # re-read compares with what was there before and moves made meanwhile are still reported. Without
-        # markers (manual calibration) positions may have shifted: adopt silently rather than invent moves.
+        # markers, a rotation or tilt the phase correlation cannot see may remain: adopt silently rather than
+        # invent moves.
         self._resync(silent=self.cal.source != "markers")
         self.last_index = idx
         return True
@@ -278,6 +288,29 @@ class TableReader:
         self.watch.set_calibration(new)
         out.append(ev.CameraProblem(t, idx, 1.0, problem="bumped", resolved=True,
                                     detail=f"markers moved {moved:.1f} px; recalibrated"))
+        return True
+
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        return cv2.resize(gray, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+    def _check_shift(self, frame: np.ndarray, idx: int, t: float, out: list) -> bool:
+        """Without markers (manual corners) a bump shows as the whole picture shifted: phase correlation against
+        the picture at calibration time measures it, and the homography follows by that translation."""
+        cur = self._small(frame)
+        if self._shift_ref is None or self._shift_ref.shape != cur.shape:
+            self._shift_ref = cur
+            return False
+        (dx, dy), response = cv2.phaseCorrelate(self._shift_ref, cur, self._hann)
+        dx, dy = 4 * dx, 4 * dy
+        if np.hypot(dx, dy) < BUMP_PX or response < 0.05:
+            return False
+        shift = np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
+        self.cal.table_to_image = (shift @ self.cal.H).tolist()
+        self.watch.set_calibration(self.cal)
+        self._shift_ref = cur
+        out.append(ev.CameraProblem(t, idx, min(1.0, 2 * response), problem="bumped", resolved=True,
+                                    detail=f"picture shifted {np.hypot(dx, dy):.1f} px; calibration moved with it"))
         return True
 
     def _resync(self, silent: bool = True) -> None:
