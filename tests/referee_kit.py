@@ -68,6 +68,17 @@ class Table:
         return self("claim", seat=seat, purpose="exposure") + self("exposure", seat=seat, tiles=tiles)
 
 
+def joker_on_wests_rack() -> Table:
+    """The usual start of the joker-exchange rules: East throws 3 Bam, West (2) calls it and exposes 3B 3B J,
+    then throws North; it is North's (3) turn, with a joker to redeem for a 3 Bam on West's rack."""
+    g = Table()
+    g.start()
+    g.turn(0, "3B")
+    g.expose(2, ["3B", "3B", "J"])
+    g.turn(2, "N")
+    return g
+
+
 def kinds(rulings: list[Ruling]) -> list[str]:
     return [r.kind for r in rulings]
 
@@ -76,3 +87,8 @@ def only(rulings: list[Ruling], kind: str) -> Ruling:
     found = [r for r in rulings if r.kind == kind]
     assert len(found) == 1, f"expected one {kind} in {kinds(rulings)}"
     return found[0]
+
+
+def payments(rulings: list[Ruling]) -> dict[int, int]:
+    """The one settlement among ``rulings``, as {seat: amount} (the JSON keeps seats as strings)."""
+    return {int(k): v for k, v in only(rulings, "settlement").data["payments"].items()}

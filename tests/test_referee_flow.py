@@ -1,6 +1,6 @@
 """Turn order, the window of opportunity, claims, exposures and joker exchanges: one scripted game per rule."""
 
-from referee_kit import Table, kinds, only
+from referee_kit import Table, joker_on_wests_rack, kinds, only
 
 
 def test_turn_order_counterclockwise_from_east():
@@ -16,8 +16,7 @@ def test_play_continues_from_claimant_seats_between_skipped():
     g = Table()
     g.start()
     g.turn(0, "3B")
-    g("claim", seat=3, purpose="exposure")
-    out = g("exposure", seat=3, tiles=["3B", "3B", "3B"])
+    out = g.expose(3, ["3B", "3B", "3B"])
     assert only(out, "claim_awarded").seat == 3 and only(out, "turn").seat == 3
     out = g("discard", seat=3, tile="N", named="N")
     assert only(out, "turn").seat == 0  # seats 1 and 2 were skipped; play goes on to the claimant's right
@@ -57,12 +56,7 @@ def test_window_closes_when_next_player_discards_picked_tile():
 
 
 def test_window_closes_on_joker_exchange_announced():
-    g = Table()
-    g.start()
-    g.turn(0, "3B")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["3B", "3B", "J"])
-    g("discard", seat=2, tile="N", named="N")
+    g = joker_on_wests_rack()
     g("pick", seat=3)
     out = g("joker_exchange_announced", seat=3)
     assert only(out, "window_closed").data["reason"] == "joker_exchange"
@@ -83,8 +77,7 @@ def test_claim_after_pick_sends_picked_tile_back_to_wall():
     g.turn(0, "5D")
     wall = g.ref.wall
     g("pick", seat=1)
-    g("claim", seat=3, purpose="exposure")
-    out = g("exposure", seat=3, tiles=["5D", "5D", "J"])
+    out = g.expose(3, ["5D", "5D", "J"])
     assert only(out, "pick_returned").seat == 1
     assert g.ref.wall == wall and g.ref.seats[1].total == 13
     assert only(out, "window_closed").data["reason"] == "claimed"
@@ -126,8 +119,7 @@ def test_claim_mahjong_on_single_or_pair_allowed_exposure_needs_pung():
     bad = Table()
     bad.start()
     bad.turn(0, "4B")
-    bad("claim", seat=2, purpose="exposure")
-    out = bad("exposure", seat=2, tiles=["4B", "4B"])  # a pair is never an exposure
+    out = bad.expose(2, ["4B", "4B"])  # a pair is never an exposure
     assert only(out, "dead_hand").data["reason"].startswith("invalid exposure")
 
 
@@ -155,8 +147,7 @@ def test_equal_claims_next_in_turn_wins():
     g.start()
     g.turn(0, "8B")
     g("claim", seat=3, purpose="exposure")
-    g("claim", seat=2, purpose="exposure")
-    out = g("exposure", seat=2, tiles=["8B", "8B", "8B"])
+    out = g.expose(2, ["8B", "8B", "8B"])
     assert only(out, "claim_awarded").seat == 2  # seat 2 comes before seat 3 after the discarder (0)
     assert only(out, "exposure_accepted").data["tiles"] == ["8B", "8B", "8B"]
 
@@ -165,8 +156,7 @@ def test_exposure_jokers_allowed_with_claimed_natural():
     g = Table()
     g.start()
     g.turn(0, "8B")
-    g("claim", seat=1, purpose="exposure")
-    out = g("exposure", seat=1, tiles=["8B", "J", "J", "J"])
+    out = g.expose(1, ["8B", "J", "J", "J"])
     assert only(out, "exposure_accepted").data["tiles"] == ["8B", "J", "J", "J"]
     assert g.ref.seats[1].concealed == 10 and g.ref.seats[1].total == 14
 
@@ -175,8 +165,7 @@ def test_exposure_of_mixed_tiles_is_invalid_and_kills():
     g = Table()
     g.start()
     g.turn(0, "8B")
-    g("claim", seat=1, purpose="exposure")
-    out = g("exposure", seat=1, tiles=["8B", "8B", "7B"])
+    out = g.expose(1, ["8B", "8B", "7B"])
     dead = only(out, "dead_hand")
     assert dead.seat == 1 and "invalid exposure" in dead.data["reason"]
 
@@ -194,9 +183,8 @@ def test_exposure_not_added_to_after_discard():
     g = Table()
     g.start()
     g.turn(0, "8B")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["8B", "8B", "8B"])
-    g("discard", seat=1, tile="N", named="N")
+    g.expose(1, ["8B", "8B", "8B"])
+    g.turn(1, "N")
     assert only(g("exposure", seat=1, tiles=["8B"] * 4), "rejected")
 
 
@@ -204,26 +192,19 @@ def test_exposure_no_card_line_allows_makes_hand_dead_citing_lines():
     g = Table()
     g.start()
     g.turn(0, "N")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["N", "N", "N"])  # winds lines allow a pung of North
+    g.expose(2, ["N", "N", "N"])  # winds lines allow a pung of North
     g.turn(2, "1D")
     g.turn(3, "7D")
     g("pick", seat=0)
     g("discard", seat=0, tile="7C", named="7C")
-    g("claim", seat=2, purpose="exposure")
-    out = g("exposure", seat=2, tiles=["7C", "7C", "7C"])  # no exposed line has North pung + 7 Crak pung
+    out = g.expose(2, ["7C", "7C", "7C"])  # no exposed line has North pung + 7 Crak pung
     dead = only(out, "dead_hand")
     assert dead.seat == 2 and "no exposed (X) line" in dead.data["reason"]
     assert dead.data["lines"] and all("N" in ln["text"] for ln in dead.data["lines"])  # the lines NNN allowed
 
 
 def test_joker_exchange_in_own_turn_after_picking():
-    g = Table()
-    g.start()
-    g.turn(0, "3B")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["3B", "3B", "J"])
-    g("discard", seat=2, tile="N", named="N")
+    g = joker_on_wests_rack()
     g("pick", seat=3)
     g("rack", seat=3)
     out = g("joker_exchange", seat=3, from_seat=2, exposure_index=0, tile="3B")
@@ -237,20 +218,14 @@ def test_joker_exchange_several_per_turn_and_own_exposure():
     g = Table()
     g.start()
     g.turn(0, "3B")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["3B", "J", "J"])
+    g.expose(1, ["3B", "J", "J"])
     assert only(g("joker_exchange", seat=1, from_seat=1, exposure_index=0, tile="3B"), "joker_exchanged")
     assert only(g("joker_exchange", seat=1, from_seat=1, exposure_index=0, tile="3B"), "joker_exchanged")
     assert g.ref.seats[1].exposures[0] == ["3B", "3B", "3B"]
 
 
 def test_joker_exchange_out_of_turn_rejected_and_before_picking_kills():
-    g = Table()
-    g.start()
-    g.turn(0, "3B")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["3B", "3B", "J"])
-    g("discard", seat=2, tile="N", named="N")
+    g = joker_on_wests_rack()
     assert only(g("joker_exchange", seat=1, from_seat=2, exposure_index=0, tile="3B"), "rejected")
     out = g("joker_exchange", seat=3, from_seat=2, exposure_index=0, tile="3B")  # 3's turn but no pick yet
     assert only(out, "dead_hand").data["reason"] == "exchanging a joker before picking"
@@ -260,21 +235,15 @@ def test_joker_exchange_never_reverse():
     g = Table()
     g.start()
     g.turn(0, "3B")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["3B", "3B", "3B"])
-    g("discard", seat=1, tile="N", named="N")
+    g.expose(1, ["3B", "3B", "3B"])
+    g.turn(1, "N")
     g("pick", seat=2)
     assert "reverse" in only(g("joker_exchange", seat=2, from_seat=1, exposure_index=0, tile="J"),
                              "rejected").data["reason"]
 
 
 def test_joker_exchange_wrong_tile_kills_owner_once_redeemer_discards():
-    g = Table()
-    g.start()
-    g.turn(0, "3B")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["3B", "3B", "J"])
-    g("discard", seat=2, tile="N", named="N")
+    g = joker_on_wests_rack()
     g("pick", seat=3)
     out = g("joker_exchange", seat=3, from_seat=2, exposure_index=0, tile="5B")
     assert only(out, "joker_exchange_wrong_tile").data["expected"] == "3B"

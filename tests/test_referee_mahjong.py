@@ -1,12 +1,8 @@
 """Mah Jongg, errors, special hands, dead hands, misnamed discards, wall games, rotation, Charleston, corrections."""
 
-from referee_kit import EVENS, PAIRS, WINDS, Table, kinds, only
+from referee_kit import EVENS, PAIRS, WINDS, Table, kinds, only, payments
 
 from engine.card import parse_card
-
-
-def _payments(rulings):
-    return {int(k): v for k, v in only(rulings, "settlement").data["payments"].items()}
 
 
 def test_mahjong_on_discard_verified_and_discarder_pays_double():
@@ -18,7 +14,7 @@ def test_mahjong_on_discard_verified_and_discarder_pays_double():
     v = only(out, "mahjong_verified")
     assert v.data["value"] == 25 and v.data["self_picked"] is False and v.data["discarder"] == 0
     assert v.data["lines"][0]["section"] == "2468" and v.data["jokerless"] is True
-    assert _payments(out) == {0: -100, 1: -50, 2: 200, 3: -50}  # jokerless doubles: 2x2x25, 2x25
+    assert payments(out) == {0: -100, 1: -50, 2: 200, 3: -50}  # jokerless doubles: 2x2x25, 2x25
     assert "game_over" in kinds(out)
 
 
@@ -30,7 +26,7 @@ def test_mahjong_self_picked_everyone_pays_double():
     hand = EVENS[:-1] + ["J"]  # a joker in the kong of 8s: no jokerless bonus
     out = g("mahjong_declared", seat=1, tiles=hand, self_picked=True)
     assert only(out, "mahjong_verified").data["self_picked"] is True
-    assert _payments(out) == {0: -50, 1: 150, 2: -50, 3: -50}
+    assert payments(out) == {0: -50, 1: 150, 2: -50, 3: -50}
     assert only(out, "settlement").data["balances"] == {"0": -50, "1": 150, "2": -50, "3": -50}
 
 
@@ -38,9 +34,8 @@ def test_mahjong_with_exposures_shown_as_fourteen_tiles():
     g = Table()
     g.start()
     g.turn(0, "2B")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["2B", "2B", "2B", "J"])
-    g("discard", seat=1, tile="N", named="N")
+    g.expose(1, ["2B", "2B", "2B", "J"])
+    g.turn(1, "N")
     g.turn(2, "E")
     g.turn(3, "W")
     g("pick", seat=0)
@@ -56,35 +51,32 @@ def test_win_by_joker_exchange_counts_as_self_picked():
     g = Table()
     g.start()
     g.turn(0, "3B")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["3B", "3B", "J"])
-    g("discard", seat=2, tile="W", named="W")
+    g.expose(2, ["3B", "3B", "J"])
+    g.turn(2, "W")
     g.turn(3, "7D")
-    g("discard", seat=0, tile="8B", named="8B") if False else g.turn(0, "8B")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["8B", "8B", "8B", "8B"])
+    g.turn(0, "8B")
+    g.expose(1, ["8B", "8B", "8B", "8B"])
     g("joker_exchange", seat=1, from_seat=2, exposure_index=0, tile="3B")
     hand = ["8B", "8B", "8B", "8B", "F", "F", "2B", "2B", "2B", "J", "4B", "4B", "6B", "6B"]
     out = g("mahjong_declared", seat=1, tiles=hand)
     v = only(out, "mahjong_verified")
     assert v.data["self_picked"] is True and v.data["exchange"] is True
-    assert _payments(out) == {0: -50, 1: 150, 2: -50, 3: -50}
+    assert payments(out) == {0: -50, 1: 150, 2: -50, 3: -50}
 
 
 def test_jokerless_judged_at_declaration_after_joker_exchanged_away():
     g = Table()
     g.start()
     g.turn(0, "2B")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["2B", "2B", "2B", "J"])
-    g("discard", seat=1, tile="N", named="N")
+    g.expose(1, ["2B", "2B", "2B", "J"])
+    g.turn(1, "N")
     g("pick", seat=2)
     g("joker_exchange", seat=2, from_seat=1, exposure_index=0, tile="2B")
     g("discard", seat=2, tile="8B", named="8B")
     g("claim", seat=1, purpose="mahjong")
     out = g("mahjong_declared", seat=1, tiles=EVENS)
     assert only(out, "mahjong_verified").data["jokerless"] is True
-    assert _payments(out)[2] == -100 and _payments(out)[1] == 200
+    assert payments(out)[2] == -100 and payments(out)[1] == 200
 
 
 def test_singles_and_pairs_no_jokerless_bonus():
@@ -95,7 +87,7 @@ def test_singles_and_pairs_no_jokerless_bonus():
     out = g("mahjong_declared", seat=3, tiles=PAIRS)
     v = only(out, "mahjong_verified")
     assert v.data["value"] == 50 and v.data["singles_and_pairs"] and not v.data["jokerless"]
-    assert _payments(out) == {0: -100, 1: -50, 2: -50, 3: 200}
+    assert payments(out) == {0: -100, 1: -50, 2: -50, 3: 200}
 
 
 def test_mahjong_in_error_kills_declarer_and_play_goes_on():
@@ -125,12 +117,10 @@ def test_mahjong_in_error_mahjcon_retract_with_at_most_one_exposure():
     g2 = Table("mahjcon")
     g2.start()
     g2.turn(0, "3B")
-    g2("claim", seat=1, purpose="exposure")
-    g2("exposure", seat=1, tiles=["3B", "3B", "3B"])
-    g2("discard", seat=1, tile="N", named="N")
+    g2.expose(1, ["3B", "3B", "3B"])
+    g2.turn(1, "N")
     g2.turn(2, "5C")
-    g2("claim", seat=1, purpose="exposure")
-    g2("exposure", seat=1, tiles=["5C", "5C", "5C"])
+    g2.expose(1, ["5C", "5C", "5C"])
     out = g2("mahjong_declared", seat=1, tiles=["1B"] * 8)
     assert only(out, "mahjong_in_error").data["retracted"] is False  # two exposures: no retraction
 
@@ -141,7 +131,7 @@ def test_heavenly_hand_east_before_charleston():
     out = g("mahjong_declared", seat=0, tiles=EVENS)
     v = only(out, "mahjong_verified")
     assert v.data["special"] == "heavenly" and v.data["self_picked"] is True
-    assert _payments(out) == {0: 300, 1: -100, 2: -100, 3: -100}
+    assert payments(out) == {0: 300, 1: -100, 2: -100, 3: -100}
     assert only(g("mahjong_declared", seat=1, tiles=EVENS, t=99.0), "rejected")
 
 
@@ -150,7 +140,7 @@ def test_earthly_hand_east_after_charleston():
     g.start("full")
     out = g("mahjong_declared", seat=0, tiles=WINDS)
     assert only(out, "mahjong_verified").data["special"] == "earthly"
-    assert _payments(out)[1] == -100
+    assert payments(out)[1] == -100
     g2 = Table()
     g2("deal")
     g2("charleston_pass", seat=0, direction="right")
@@ -186,9 +176,8 @@ def test_dead_hand_impossible_given_visible_tiles():
     g = Table(card_=parse_card(TINY_CARD, "tiny.card"))
     g.start()
     g.turn(0, "N")
-    g("claim", seat=2, purpose="exposure")
-    g("exposure", seat=2, tiles=["N", "N", "N"])
-    g("discard", seat=2, tile="F", named="F")
+    g.expose(2, ["N", "N", "N"])
+    g.turn(2, "F")
     dead = []
     for _ in range(6):  # six more flowers thrown: only one of the eight is left, the pair cannot be made ...
         seat = g.ref.turn
@@ -206,8 +195,7 @@ def test_first_exposure_commits_hand_to_exposed_lines():
     g = Table(card_=parse_card(TINY_CARD, "tiny.card"))
     g.start()
     g.turn(0, "N")
-    g("claim", seat=1, purpose="exposure")
-    out = g("exposure", seat=1, tiles=["N", "N", "N", "N"])  # only the concealed (C) line has a kong of North
+    out = g.expose(1, ["N", "N", "N", "N"])  # only the concealed (C) line has a kong of North
     assert "no exposed (X) line" in only(out, "dead_hand").data["reason"]
 
 
@@ -242,7 +230,7 @@ def test_dead_players_stop_playing_and_still_pay():
     g("discard", seat=1, tile="8B", named="8B")
     g("claim", seat=2, purpose="mahjong")
     out = g("mahjong_declared", seat=2, tiles=EVENS)
-    assert _payments(out) == {0: -50, 1: -100, 2: 200, 3: -50}  # dead seat 3 still pays its share
+    assert payments(out) == {0: -50, 1: -100, 2: 200, 3: -50}  # dead seat 3 still pays its share
 
 
 def test_death_challenge_erroneous_pays_double_cheapest_hand():
@@ -251,7 +239,7 @@ def test_death_challenge_erroneous_pays_double_cheapest_hand():
     g.turn(0, "N")
     out = g("dead_challenge", seat=2, target=1)
     assert only(out, "challenge_failed").seat == 2
-    assert _payments(out) == {0: 0, 1: 50, 2: -50, 3: 0}  # 2 x 25, the sample card's cheapest hand
+    assert payments(out) == {0: 0, 1: 50, 2: -50, 3: 0}  # 2 x 25, the sample card's cheapest hand
     assert g.ref.seats[1].out is None
     upheld = g("dead_challenge", seat=2, target=1, upheld=True)
     assert only(upheld, "dead_hand").seat == 1
@@ -276,7 +264,7 @@ def test_misnamed_discard_named_tile_wins_misnamer_pays_for_table():
     out = g("mahjong_declared", seat=2, tiles=hand)
     v = only(out, "mahjong_verified")
     assert v.data["misnamed"] is True and v.data["pays_for_table"] == 0
-    assert _payments(out) == {0: -200, 1: 0, 2: 200, 3: 0}  # 4 x 25 x jokerless 2, nobody else pays
+    assert payments(out) == {0: -200, 1: 0, 2: 200, 3: 0}  # 4 x 25 x jokerless 2, nobody else pays
 
 
 def test_joker_named_as_previous_discard_is_not_misnamed():
@@ -294,8 +282,7 @@ def test_misnamed_discard_cannot_be_claimed_for_exposure_of_named_tile():
     g = Table()
     g.start()
     g("discard", seat=0, tile="5D", named="8B")
-    g("claim", seat=2, purpose="exposure")
-    out = g("exposure", seat=2, tiles=["8B", "8B", "8B"])
+    out = g.expose(2, ["8B", "8B", "8B"])
     assert "invalid exposure" in only(out, "dead_hand").data["reason"]
 
 
@@ -309,7 +296,7 @@ def test_pay_for_table_discard_after_wrong_end_pick():
     g("claim", seat=3, purpose="mahjong")
     out = g("mahjong_declared", seat=3, tiles=EVENS)
     assert only(out, "mahjong_verified").data["pays_for_table"] == 1
-    assert _payments(out) == {0: 0, 1: -200, 2: 0, 3: 200}
+    assert payments(out) == {0: 0, 1: -200, 2: 0, 3: 200}
 
 
 def test_pay_for_table_discard_after_wrong_wall_pick():
@@ -319,7 +306,7 @@ def test_pay_for_table_discard_after_wrong_wall_pick():
     assert "wrong wall" in only(g("pick", seat=1, end="wrong_wall"), "dead_hand").data["reason"]
     g("discard", seat=1, tile="8B", named="8B")
     g("claim", seat=2, purpose="mahjong")
-    assert _payments(g("mahjong_declared", seat=2, tiles=EVENS))[1] == -200
+    assert payments(g("mahjong_declared", seat=2, tiles=EVENS))[1] == -200
 
 
 def test_pay_for_table_discard_out_of_turn():
@@ -330,7 +317,7 @@ def test_pay_for_table_discard_out_of_turn():
     assert only(out, "dead_hand").data["reason"] == "discarding out of turn"
     g("claim", seat=3, purpose="mahjong")
     out = g("mahjong_declared", seat=3, tiles=EVENS)
-    assert _payments(out)[2] == -200
+    assert payments(out)[2] == -200
 
 
 def test_wall_game_when_wall_exhausted():
@@ -339,7 +326,7 @@ def test_wall_game_when_wall_exhausted():
     g.turn(0, "N")
     out = g("wall_exhausted")
     assert "wall_game" in kinds(out) and only(out, "game_over").data["reason"] == "wall_game"
-    assert _payments(out) == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert payments(out) == {0: 0, 1: 0, 2: 0, 3: 0}
     assert only(out, "window_closed").data["reason"] == "wall_exhausted"
 
 
@@ -430,7 +417,7 @@ def test_three_player_table_no_charleston():
     g.turn(0, "8B")
     g("claim", seat=2, purpose="mahjong")
     out = g("mahjong_declared", seat=2, tiles=EVENS)
-    assert _payments(out) == {0: -100, 1: -50, 2: 150}
+    assert payments(out) == {0: -100, 1: -50, 2: 150}
 
 
 def test_seat_change_between_games_moves_balances():
@@ -478,7 +465,7 @@ def test_discarded_joker_misnamed_wins_only_as_the_named_tile():
     hand[hand.index("8B")] = "J"  # the thrown joker would also fit the kong of 8s, but discarded jokers are dead
     v = only(g("mahjong_declared", seat=2, tiles=hand), "mahjong_verified")
     assert v.data["misnamed"] is True and v.data["pays_for_table"] == 0 and v.data["jokerless"] is False
-    assert _payments(g.rulings) == {0: -100, 1: 0, 2: 100, 3: 0}  # 4 x 25 from the misnamer alone
+    assert payments(g.rulings) == {0: -100, 1: 0, 2: 100, 3: 0}  # 4 x 25 from the misnamer alone
 
 
 def test_last_discard_can_still_be_called_when_the_wall_runs_out():

@@ -3,18 +3,13 @@
 import json
 
 import pytest
-from referee_kit import EVENS, WINDS, Table, kinds, only, profile
+from referee_kit import EVENS, WINDS, Table, kinds, only, payments, profile
 
 from assistant.cli import main
 from engine.referee import ProfileError, parse_profile
 from engine.referee.profile import PROFILES_DIR
 from engine.referee.rotation import next_seat, rotate
 from engine.referee.settle import Win, settle_win
-
-
-def _payments(rulings):
-    return {int(k): v for k, v in only(rulings, "settlement").data["payments"].items()}
-
 
 # --- profiles ---------------------------------------------------------------------------------------------
 
@@ -97,7 +92,7 @@ def test_three_dead_survivor_paid_by_last_erring_declarer_rule_b():
     due = only(out, "survivor_payment_due")
     assert due.data == {"payer": 3, "survivor": 0, "basis": 0} and only(out, "hand_value_needed").seat == 0
     out = g("attempted_hand", seat=0, value=30)
-    assert _payments(out) == {0: 60, 1: 0, 2: 0, 3: -60} and "game_over" in kinds(out)
+    assert payments(out) == {0: 60, 1: 0, 2: 0, 3: -60} and "game_over" in kinds(out)
 
 
 def test_three_dead_survivor_paid_by_erring_declarer_rule_c():
@@ -109,7 +104,7 @@ def test_three_dead_survivor_paid_by_erring_declarer_rule_c():
     g("throw_in", seat=2)
     out = g("throw_in", seat=3)
     assert only(out, "survivor_payment_due").data == {"payer": 1, "survivor": 0, "basis": 1}
-    assert _payments(out) == {0: 50, 1: -50, 2: 0, 3: 0}
+    assert payments(out) == {0: 50, 1: -50, 2: 0, 3: 0}
 
 
 def test_three_dead_other_causes_nobody_paid_rule_e():
@@ -129,7 +124,7 @@ def test_wall_destroyed_after_mahjong_in_error_destroyer_pays_survivors_rule_d()
     g.turn(0, "N")
     _error_declare(g, 1)
     out = g("wall_destroyed", seat=3)
-    assert _payments(out) == {0: 25, 1: 0, 2: 25, 3: -50}  # the card's cheapest hand (25) to each survivor
+    assert payments(out) == {0: 25, 1: 0, 2: 25, 3: -50}  # the card's cheapest hand (25) to each survivor
     assert only(out, "game_over").data["reason"] == "wall_destroyed"
 
 
@@ -141,24 +136,28 @@ def test_mahjcon_points_self_pick_and_jokerless_bonus():
     g.turn(0, "N")
     g("pick", seat=1)
     out = g("mahjong_declared", seat=1, tiles=EVENS, self_picked=True)
-    assert _payments(out) == {0: 0, 1: 25 + 10 + 20, 2: 0, 3: 0}
+    assert payments(out) == {0: 0, 1: 25 + 10 + 20, 2: 0, 3: 0}
 
 
-def test_mahjcon_discard_into_two_exposures_penalty():
+def _south_exposes_north_and_east_winds() -> Table:
+    """A MahjCon game in which South (1) has called and exposed a pung of North and one of East: two exposures."""
     g = Table("mahjcon")
     g.start()
     g.turn(0, "N")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["N", "N", "N"])
-    g("discard", seat=1, tile="1D", named="1D")
+    g.expose(1, ["N", "N", "N"])
+    g.turn(1, "1D")
     g.turn(2, "E")
-    g("claim", seat=1, purpose="exposure")
-    g("exposure", seat=1, tiles=["E", "E", "E"])
-    g("discard", seat=1, tile="2D", named="2D")
+    g.expose(1, ["E", "E", "E"])
+    g.turn(1, "2D")
+    return g
+
+
+def test_mahjcon_discard_into_two_exposures_penalty():
+    g = _south_exposes_north_and_east_winds()
     g.turn(2, "S")
     g("claim", seat=1, purpose="mahjong")
     out = g("mahjong_declared", seat=1, tiles=WINDS)
-    assert _payments(out) == {0: 0, 1: 25 + 20, 2: -20, 3: 0}
+    assert payments(out) == {0: 0, 1: 25 + 20, 2: -20, 3: 0}
 
 
 @pytest.mark.parametrize("exposures,quint,penalty", [(1, False, 0), (2, False, -20), (3, False, -25),
@@ -176,7 +175,7 @@ def test_mahjcon_misnamed_discard_penalty():
     hand = list(EVENS)
     hand[hand.index("8B")] = "5D"
     out = g("mahjong_declared", seat=2, tiles=hand)
-    assert _payments(out) == {0: -25, 1: 0, 2: 25 + 20, 3: 0}
+    assert payments(out) == {0: -25, 1: 0, 2: 25 + 20, 3: 0}
 
 
 def test_mahjcon_wall_game_ten_points_not_for_dead():
@@ -185,7 +184,7 @@ def test_mahjcon_wall_game_ten_points_not_for_dead():
     g.turn(0, "N")
     g("pick", seat=3)  # dead: out of turn
     out = g("wall_exhausted")
-    assert _payments(out) == {0: 10, 1: 10, 2: 10, 3: 0}
+    assert payments(out) == {0: 10, 1: 10, 2: 10, 3: 0}
 
 
 def test_mahjcon_all_but_one_throw_in_intact_hand_ten():
@@ -195,14 +194,14 @@ def test_mahjcon_all_but_one_throw_in_intact_hand_ten():
     g("throw_in", seat=0)
     g("throw_in", seat=1)
     out = g("throw_in", seat=3)
-    assert _payments(out) == {0: 0, 1: 0, 2: 10, 3: 0} and only(out, "last_survivor").seat == 2
+    assert payments(out) == {0: 0, 1: 0, 2: 10, 3: 0} and only(out, "last_survivor").seat == 2
 
 
 def test_mahjcon_penalty_event_and_nmjl_has_none():
     g = Table("mahjcon")
     g.start()
     out = g("penalty", seat=3, kind="blind_pass_peek")
-    assert _payments(out)[3] == -10
+    assert payments(out)[3] == -10
     h = Table("nmjl")
     h.start()
     assert only(h("penalty", seat=3, kind="blind_pass_peek"), "rejected")
@@ -262,18 +261,11 @@ def test_pay_command_text_and_bad_profile(capsys, tmp_path):
 
 
 def test_mahjcon_penalty_counts_exposures_before_the_winning_tile():
-    g = Table("mahjcon")
-    g.start()
-    g.turn(0, "N")
-    g.expose(1, ["N", "N", "N"])
-    g.turn(1, "1D")
-    g.turn(2, "E")
-    g.expose(1, ["E", "E", "E"])
-    g.turn(1, "2D")
+    g = _south_exposes_north_and_east_winds()
     g.turn(2, "W")
     g.expose(1, ["W", "W", "W"])  # the winning tile makes a third exposure, but the discarder saw two
     out = g("mahjong_declared", seat=1, tiles=WINDS)
-    assert _payments(out) == {0: 0, 1: 25 + 20, 2: -20, 3: 0}
+    assert payments(out) == {0: 0, 1: 25 + 20, 2: -20, 3: 0}
 
 
 def test_pay_command_misnamed_discard_makes_the_discarder_pay_for_the_table(capsys):
