@@ -144,6 +144,22 @@ def test_suggest_needs_13_or_14_tiles(capsys):
     assert code == 2 and "2 tiles" in err
 
 
+def test_suggest_refuses_a_malformed_exposure_and_a_negative_top(capsys):
+    hand = "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B".split()
+    code, _, err = run(capsys, "suggest", "--exposed", "2B 3B 4B", *hand)
+    assert code == 2 and "--exposed: exposure 1 mixes tiles (2B 3B 4B)" in err
+    code, _, err = run(capsys, "suggest", "--top", "-1", *hand, "8B", "8B")
+    assert code == 2 and "--top must be 0 (all) or more" in err
+
+
+def test_lint_and_show_count_in_the_singular(capsys, tmp_path):
+    path = tmp_path / "one.card"
+    path.write_text("card: One\n[A]\nNNNN EEEE WWWW SS X25\n", encoding="utf-8")
+    assert run(capsys, "card", "lint", str(path))[1].strip() == f"{path}: ok, 1 line, 1 concrete variation"
+    assert run(capsys, "card", "show", "--color", "never", str(path))[1].rstrip().endswith(
+        "1 line, 1 concrete variation, cheapest hand 25")
+
+
 @pytest.mark.parametrize("args", [["card", "show", "--help"], ["verify", "--help"]])
 def test_entry_point_runs_as_a_program(args):
     result = subprocess.run([sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True)

@@ -103,6 +103,10 @@ def guarded(func):
     return run
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 # --- card lint ----------------------------------------------------------------------------------------------
 
 @guarded
@@ -118,7 +122,8 @@ def run_lint(args: argparse.Namespace) -> int:
             print(e)
         print(f"{len(errors)} error{'s' if len(errors) != 1 else ''}", file=sys.stderr)
     else:
-        print(f"{args.file}: ok, {len(card.lines)} lines, {card.variation_count} concrete variations")
+        print(f"{args.file}: ok, {_count(len(card.lines), 'line')}, "
+              f"{_count(card.variation_count, 'concrete variation')}")
     return 0 if card is not None else 1
 
 
@@ -177,7 +182,8 @@ def run_show(args: argparse.Namespace) -> int:
             print(f"{ln.number:3}. {groups}{pad}{value:>4}  {extras}{'  ' if extras else ''}"
                   f"({count} variation{'s' if count != 1 else ''})")
     print()
-    print(f"{len(card.lines)} lines, {card.variation_count} concrete variations, cheapest hand {card.cheapest_value}")
+    print(f"{_count(len(card.lines), 'line')}, {_count(card.variation_count, 'concrete variation')}, "
+          f"cheapest hand {card.cheapest_value}")
     return 0
 
 

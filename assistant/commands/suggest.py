@@ -7,6 +7,7 @@ import json
 
 from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
 from engine.card import Suggestion
+from engine.card.card import exposure_problem
 
 DEFAULT_TOP = 10
 
@@ -29,6 +30,11 @@ def run(args: argparse.Namespace) -> int:
     tiles = parse_hand(args.tiles)
     exposed = parse_exposed(args.exposed)
     seen = parse_hand(args.seen, "--seen")
+    bad = exposure_problem(exposed)
+    if bad:  # otherwise every line would just show as "ruled out by exposures"
+        raise InputError(f"--exposed: {bad}")
+    if args.top is not None and args.top < 0:
+        raise InputError("--top must be 0 (all) or more")
     total = len(tiles) + sum(len(g) for g in exposed)
     if total not in (13, 14):
         raise InputError(f"{total} tiles; suggest needs a 13- or 14-tile hand (concealed plus exposed)")

@@ -299,6 +299,11 @@ class Card:
         return [self.lines[i] for i in sorted(set(self._c.line_of[alive].tolist()))]
 
 
+def exposure_problem(exposures: Sequence[Sequence[str]]) -> str | None:
+    """Why these exposures cannot be on a rack at all (jokers only, mixed tiles, fewer than 3), or None."""
+    return _hand((), exposures).problem
+
+
 def _beyond_set(hand: _Hand) -> str | None:
     """A hand no real set can produce (a misread tile, a typo): more of a kind than the 152-tile set holds."""
     naturals = hand.h + hand.exposed_naturals

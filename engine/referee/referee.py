@@ -397,7 +397,7 @@ class Referee:
 
     # --- play -------------------------------------------------------------------------------------------
 
-    def _begin_play(self, t: float) -> None:
+    def _begin_play(self) -> None:
         if self.stage is Stage.CHARLESTON:
             if not self._charleston_finished():
                 raise Rejected("the Charleston is not finished")
@@ -471,7 +471,7 @@ class Referee:
             if e.seat != self.east:
                 self.stage = Stage.PLAY
                 return self._redeal(e.t, "East must make the first discard")
-            self._begin_play(e.t)
+            self._begin_play()
         out: list[Ruling] = []
         prev = self.window
         if prev is not None:
@@ -519,7 +519,7 @@ class Referee:
         w = self.window
         if w is None and self.last_rack is not None and e.t <= self.last_rack[0]:
             # A call at the same instant as the rack goes to the caller: undo the rack.
-            t_rack, w, racker = self.last_rack
+            _, w, racker = self.last_rack
             self.window, self.picked_pending, self.phase, self.last_rack = w, racker, Phase.PICKED, None
         if w is None:
             raise Rejected("no live discard: the window of opportunity is closed")
