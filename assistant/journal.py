@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from engine.referee import Referee, Ruling, events
+from engine.referee import ProfileError, Referee, Ruling, events
 from engine.referee.profile import PROFILES_DIR
 
 
@@ -113,9 +113,15 @@ def header_record(card_text: str, card_name: str, profile_text: str, profile_nam
 
 
 def builtin_profile_text(name: str) -> tuple[str, str]:
-    """(text, filename) of a built-in profile ("nmjl", "mahjcon") or of a profile file path."""
+    """(text, filename) of a built-in profile ("nmjl", "mahjcon") or of a profile file path; a file that is not
+    UTF-8 is a ProfileError (file:line) like any other bad profile."""
     path = PROFILES_DIR / f"{name}.toml" if name in ("nmjl", "mahjcon") else Path(name)
-    return path.read_text(encoding="utf-8"), str(path)
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8"), str(path)
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ProfileError([f"{path}:{line}: not UTF-8 text"]) from None
 
 
 class RecordedReferee:

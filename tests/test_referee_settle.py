@@ -37,6 +37,24 @@ def test_bad_profile_reports_file_and_line():
     assert exc.value.diagnostics[0].startswith("syntax.toml:")
 
 
+def test_bad_profile_sections_negative_multiples_and_bytes_named_by_line(tmp_path, capsys):
+    text = (PROFILES_DIR / "nmjl.toml").read_text(encoding="utf-8").replace("discarder = 2", "discarder = -2")
+    text += "\n[extra]\nfoo = 1\n"
+    lines = text.splitlines()
+    discarder_line = next(i for i, x in enumerate(lines, 1) if x.startswith("discarder ="))
+    extra_line = lines.index("[extra]") + 1
+    with pytest.raises(ProfileError) as exc:
+        parse_profile(text, "club.toml")
+    assert exc.value.diagnostics == [  # in file order
+        f"club.toml:{discarder_line}: 'discarder' is a multiple of the hand value: 0 or more, got -2",
+        f"club.toml:{extra_line}: unknown key or section 'extra' (known sections: rules, payments, points, penalties)",
+    ]
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b'name = "x"\n\xff\n')
+    assert main(["pay", "--profile", str(binary), "--value", "25", "--self-pick"]) == 2
+    assert f"{binary}:2: not UTF-8 text" in capsys.readouterr().err
+
+
 def test_profile_changes_every_number():
     text = (PROFILES_DIR / "nmjl.toml").read_text(encoding="utf-8").replace("discarder = 2", "discarder = 3")
     club = parse_profile(text, "club.toml")

@@ -136,7 +136,8 @@ def parse_profile(text: str, filename: str = "<profile>") -> ScoringProfile:
         err("", "mode", f"mode must be \"payments\" or \"points\", not {mode!r}")
     for key, value in data.items():
         if key not in top and not (isinstance(value, dict) and key in _SECTIONS):
-            err("", key, f"unknown key or section '{key}' (known sections: {', '.join(_SECTIONS)})")
+            where = (key, "") if isinstance(value, dict) else ("", key)  # a [section] is found by its header line
+            err(*where, f"unknown key or section '{key}' (known sections: {', '.join(_SECTIONS)})")
 
     built: dict[str, Any] = {}
     needed = _NEEDED.get(mode, ("rules",)) if isinstance(mode, str) else ("rules",)
@@ -159,6 +160,8 @@ def parse_profile(text: str, filename: str = "<profile>") -> ScoringProfile:
                 err(section, f.name, f"'{f.name}' must be true or false, got {value!r}")
             elif not want_bool and (isinstance(value, bool) or not isinstance(value, int)):
                 err(section, f.name, f"'{f.name}' must be a whole number, got {value!r}")
+            elif cls is Payments and value < 0:  # a negative multiple would pay the wrong way round
+                err(section, f.name, f"'{f.name}' is a multiple of the hand value: 0 or more, got {value}")
             else:
                 values[f.name] = value
         for key in table:
@@ -166,7 +169,7 @@ def parse_profile(text: str, filename: str = "<profile>") -> ScoringProfile:
                 err(section, key, f"unknown key '{key}' in [{section}]")
         built[section] = cls(**values) if len(values) == len(fields(cls)) else None
     if errors:
-        raise ProfileError(errors)
+        raise ProfileError(sorted(errors, key=lambda d: int(d[len(filename) + 1:].split(":", 1)[0])))
     return ScoringProfile(
         name=top["name"], description=top["description"], mode=mode, rules=built["rules"],
         payments=built["payments"], points=built["points"], penalties=built["penalties"], source=filename,
