@@ -4,17 +4,20 @@ The loop per frame, and why:
 
 1. Camera health first (dark, frozen, dropped frames): a bad picture must never turn into moves.
 2. A coarse top-down view and per-region motion/change (vision.change): a still, unchanged region costs
-   nothing more. A region with motion is *busy* (a hand is there): nothing read from it counts.
+   nothing more. A region with motion, or under an arm or a hand (vision.change.ChangeWatcher.occluded), is
+   *busy*: nothing read from it counts.
 3. A region that changed is read by the tile model once it has been still for ``settle_frames``; the reading
    counts only when ``stable_reads`` consecutive readings agree (vision.tracker.same_reading). Then it is
    merged into that region's tracks and the difference becomes observations.
 4. Whole-table disturbances (light change, camera bump: most regions change together) freeze everything; once
-   the picture is still again the markers are re-checked (recalibrating after a bump) and every region is
-   re-read *silently*: a resync adopts what is there without inventing moves.
+   the picture is still again the calibration is corrected (markers, or phase correlation without them) and
+   every region is re-read. Tiles live in table millimetres, so with markers the re-read still reports moves
+   made meanwhile; without markers it adopts what is there silently rather than risk inventing moves.
 5. Every ``heal_every_s`` one region (round robin) is re-read even if it looks unchanged, to heal drift.
 
-Events are attributed to seats from the region they happen in (racks, walls) and, for the shared discard floor,
-from the referee's expectation (``expect``: whose turn it is) or else the reader's own turn model.
+Moves are attributed to the seat whose arm crossed its own rack while the region changed; racks and walls say
+whose they are; the referee's expectation (``expect``: whose turn it is) or the reader's own turn model decides
+when the arms do not.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ BUMP_PX = 3.0             # marker displacement (image px) that counts as a bump
 DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to read
 ARM_TILES = 6             # a blob touching the table edge this many tile areas big is an arm
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
+COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
 
 
 class Detector(Protocol):
@@ -79,7 +83,6 @@ class _Region:
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
-    occluded_frames: int = 0
 
 
 class TableReader:
@@ -120,6 +123,7 @@ class TableReader:
         self.frozen_reported = False
         self._heal_cursor = 0
         self._reported_counts: dict[int, tuple[int, int]] = {}
+        self._count_since: dict[int, tuple[float, int, int]] = {}
         self.stats = {"frames": 0, "detector_calls": 0, "regions_read": 0}
 
     # --- public ----------------------------------------------------------------------------------------
@@ -156,6 +160,7 @@ class TableReader:
             readings = self._read(frame, to_read)
             for r in to_read:
                 out += self._take_reading(r, readings[r.name], top, frame_index, t, exp)
+        out += self._count_check(exp, frame_index, t)
         self._refresh_quiet_view(top, frame_index)
         self.last_index = frame_index
         return out
@@ -409,13 +414,12 @@ class TableReader:
         diff = r.tracks.commit(reading)
         t_action = r.change_start_t if r.change_start_t is not None else t
         r.change_start_t = None
-        out = self._count_check(r, exp, idx, t) if r.kind == "slope" else []
         if r.silent:
             r.silent = False
-            return out
+            return []
         if not diff:
-            return out
-        return out + self._observe(r, diff, idx, t, t_action, exp)
+            return []
+        return self._observe(r, diff, idx, t, t_action, exp)
 
     # --- from changes to observations ------------------------------------------------------------------
 
@@ -471,8 +475,8 @@ class TableReader:
                 self.turn = r.seat
         for old, tr in diff.recoded:
             if old == "J" and tr.tile and tr.tile != "J":
-                gi = next(i for i, g in enumerate(groups) if tr in g)
-                seat = self.turn if self.turn is not None else -1
+                gi = next(i for i, g in enumerate(groups) if tr in g)     # groups count left to right
+                seat = self._actor(kw["t_action"], t)
                 out.append(ev.JokerExchanged(t, idx, round(tr.confidence, 3), seat=seat, exposure_seat=r.seat,
                                              exposure_index=gi, tile=tr.tile, **kw))
         return out
@@ -487,14 +491,28 @@ class TableReader:
             return self.turn
         return max(seen, key=seen.get) if seen else -1
 
-    def _count_check(self, r: _Region, exp: Expectation, idx: int, t: float) -> list[ev.Observation]:
-        if not exp.rack_counts or r.seat not in exp.rack_counts:
-            return []
-        seen, want = r.tracks.count(), exp.rack_counts[r.seat]
-        if seen == want or self._reported_counts.get(r.seat) == (seen, want):
-            return []
-        self._reported_counts[r.seat] = (seen, want)
-        return [ev.TileCountMismatch(t, idx, 0.7, seat=r.seat, where="rack", seen=seen, expected=want)]
+    def _count_check(self, exp: Expectation, idx: int, t: float) -> list[ev.Observation]:
+        """Standing tiles vs the referee's concealed counts. Reported once per difference, and only after it has
+        lasted ``COUNT_PATIENCE_S``: the camera and the referee see a move at slightly different moments (a
+        rack read before the pick is ruled), and a passing difference is no news."""
+        out: list[ev.Observation] = []
+        for seat, want in (exp.rack_counts or {}).items():
+            r = self.regions.get(f"slope{seat}")
+            if r is None or r.needs_read or r.silent:
+                self._count_since.pop(seat, None)
+                continue
+            seen = r.tracks.count()
+            if seen == want:
+                self._count_since.pop(seat, None)
+                self._reported_counts.pop(seat, None)
+                continue
+            since = self._count_since.setdefault(seat, (t, seen, want))
+            if since[1:] != (seen, want):
+                self._count_since[seat] = (t, seen, want)
+            elif t - since[0] >= COUNT_PATIENCE_S and self._reported_counts.get(seat) != (seen, want):
+                self._reported_counts[seat] = (seen, want)
+                out.append(ev.TileCountMismatch(t, idx, 0.7, seat=seat, where="rack", seen=seen, expected=want))
+        return out
 
 
 def _groups(order: list[Track], seat: int, size: float, tile_w: float) -> list[list[Track]]:
