@@ -131,3 +131,16 @@ def test_journal_without_header_is_reported_not_silently_defaulted(tmp_path, cap
     result = json.loads(out.out)
     assert code == 0 and result["events"] == 1
     assert result["problems"] == [f"{path}: no header record: replaying with the sample card and the nmjl profile"]
+
+
+def test_new_journal_refuses_unusable_card_or_profile_naming_the_file(tmp_path, capsys):
+    binary = tmp_path / "binary.card"
+    binary.write_bytes(b"card: x\n\xff\n")
+    path = tmp_path / "game.jsonl"
+    missing = tmp_path / "no.toml"
+    for options, message in ((["--card", str(binary)], f"{binary}:2:1: not UTF-8 text"),
+                             (["--card", str(tmp_path)], f"{tmp_path}: cannot read the card: Is a directory"),
+                             (["--profile", str(missing)], f"{missing}: cannot read the profile: No such file")):
+        code, out = _run(capsys, "referee", "new", str(path), *options)
+        assert code == 2 and message in out.err
+    assert not path.exists()  # nothing written for a game that cannot be refereed

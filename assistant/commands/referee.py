@@ -79,12 +79,20 @@ def _error(args: argparse.Namespace, message: str, code: int = 2) -> int:
 
 
 def _header(args: argparse.Namespace) -> dict[str, Any]:
-    from engine.card import SAMPLE_CARD
+    """The journal header for these options; a card or profile that cannot be used is a ValueError naming it."""
+    from engine.card import SAMPLE_CARD, load_card
 
-    card_path = args.card or SAMPLE_CARD
-    profile_text, profile_name = builtin_profile_text(args.profile)
-    return header_record(Path(card_path).read_text(encoding="utf-8"), str(card_path), profile_text, profile_name,
-                         args.players)
+    card_path = Path(args.card or SAMPLE_CARD)
+    try:
+        load_card(card_path)  # its errors come as file:line:col, before anything is written
+        card_text = card_path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ValueError(f"{card_path}: cannot read the card: {exc.strerror or exc}") from None
+    try:
+        profile_text, profile_name = builtin_profile_text(args.profile)
+    except OSError as exc:
+        raise ValueError(f"{args.profile}: cannot read the profile: {exc.strerror or exc}") from None
+    return header_record(card_text, str(card_path), profile_text, profile_name, args.players)
 
 
 def _warn(message: str) -> None:
