@@ -124,18 +124,7 @@ class ChangeWatcher:
             return set()
         diff = (cv2.absdiff(top, self.table_ref) > PIXEL_DELTA).astype(np.uint8)
         diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        hand = None
-        if skin is not None:
-            # A hand is one solid skin-coloured blob of several tile areas; red tile art (craks, red dragons)
-            # is skin-coloured too but comes as thin strokes between ivory, which an opening of 15 mm removes.
-            solid = cv2.morphologyEx(diff & skin, cv2.MORPH_OPEN, _SOLID)
-            # A hand also moves (a resting hand trembles): a skin-coloured blob that has not changed for a few
-            # frames is something red on the table, e.g. the sides of a red set's tiles.
-            k, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
-            moving = set(np.unique(lab[self.motion_hist > 0]))
-            big = [j for j in range(1, k) if st[j, cv2.CC_STAT_AREA] * MM_PER_PX**2 >= min_area_mm2 / 4
-                   and j in moving]
-            hand = np.isin(lab, big).astype(np.uint8) if big else None
+        hand = self._hand(diff, skin, min_area_mm2) if skin is not None else None
         # Bridge the stretches where a sleeve happens to match what it covers (grey sleeve over grey tiles):
         # up to ~30 mm, so one arm stays one blob.
         diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _BRIDGE)
@@ -149,24 +138,26 @@ class ChangeWatcher:
         mask = np.isin(labels, arms) if arms else np.zeros(diff.shape, bool)
         if hand is not None:
             mask |= cv2.dilate(hand, _REACH) > 0
-            # The sleeve between the hand and where the arm crosses the table edge may match what it covers
-            # (dark on a dark rack); any change at the edge is taken as that crossing, and the straight band
-            # from it to the hand as the arm.
             entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px / 6]
             if entries:
-                k = max(entries, key=lambda j: stats[j, cv2.CC_STAT_AREA])
-                ys, xs = np.nonzero(hand)
-                ey, ex = np.nonzero(labels == k)
-                band = np.zeros(diff.shape, np.uint8)
-                cv2.line(band, (int(xs.mean()), int(ys.mean())), (int(ex.mean()), int(ey.mean())), 1,
-                         int(90 / MM_PER_PX))
-                mask |= band > 0
+                mask |= _sleeve(hand, labels == max(entries, key=lambda j: stats[j, cv2.CC_STAT_AREA]))
         hit = set()
         for name, v in self.views.items():
             x0, y0, x1, y1 = v.rect
             if mask[y0:y1, x0:x1].any():
                 hit.add(name)
         return hit
+
+    def _hand(self, diff: np.ndarray, skin: np.ndarray, min_area_mm2: float) -> np.ndarray | None:
+        """Changed pixels forming a hand: one solid skin-coloured blob of at least a quarter of ``min_area_mm2``
+        that moved within the last ``MOTION_MEMORY`` frames. Red tile art (craks, red dragons) is skin-coloured
+        too but comes as thin strokes between ivory, which an opening of 15 mm removes; the sides of a red set's
+        tiles are solid but never tremble the way a resting hand does."""
+        solid = cv2.morphologyEx(diff & skin, cv2.MORPH_OPEN, _SOLID)
+        k, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+        moving = set(np.unique(lab[self.motion_hist > 0]))
+        big = [j for j in range(1, k) if st[j, cv2.CC_STAT_AREA] * MM_PER_PX**2 >= min_area_mm2 / 4 and j in moving]
+        return np.isin(lab, big).astype(np.uint8) if big else None
 
     def _reach(self, st: np.ndarray) -> float:
         """How far (mm) a blob touching the table edge reaches in from it. A row of standing tiles taken off a
@@ -202,6 +193,16 @@ class ChangeWatcher:
         known = [v for v in self.views.values() if v.ref is not None]
         changed = sum(1 for v in known if v.change > level * v.area)
         return len(known) >= 4 and changed >= frac_regions * len(known)
+
+
+def _sleeve(hand: np.ndarray, entry: np.ndarray) -> np.ndarray:
+    """The straight band from a hand to where its arm crosses the table edge (``entry``): the sleeve between may
+    match what it covers (dark on a dark rack) and show no change at all."""
+    ys, xs = np.nonzero(hand)
+    ey, ex = np.nonzero(entry)
+    band = np.zeros(hand.shape, np.uint8)
+    cv2.line(band, (int(xs.mean()), int(ys.mean())), (int(ex.mean()), int(ey.mean())), 1, int(90 / MM_PER_PX))
+    return band > 0
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> int:
