@@ -50,7 +50,9 @@ class AnnotatedWriter:
         h, w = img.shape[:2]
         for poly, label, up in tiles:
             colour = (0, 255, 255) if up else (160, 160, 160)
-            cv2.polylines(img, [poly], True, colour, 2)
+            cv2.polylines(img, [poly], True, colour, 2 if up else 1)
+            if not up:  # face-down tiles (walls, racks) only get a thin box: their labels would bury the rest
+                continue
             x, y = int(poly[:, 0].min()), int(poly[:, 1].min())
             cv2.putText(img, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3)
             cv2.putText(img, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1)

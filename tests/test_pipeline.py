@@ -100,6 +100,14 @@ def test_claim_is_inferred_once_from_an_exposure():
     assert [type(e).__name__ for e in events] == ["Exposure"]
 
 
+def test_a_discard_taken_into_the_hand_is_a_mahjong_call():
+    a, _ = make()
+    a.start_game(0.0)
+    a.observe(game_observations()[:4])  # South's 8B is live; Di (North) takes it into her hand
+    a.observe([ve.Racked(3.5, 100, 0.9, seat=3)])
+    assert [(r.kind, r.seat, r.data.get("purpose")) for r in a.rulings[-1:]] == [("claim_pending", 3, "mahjong")]
+
+
 def test_camera_trouble_becomes_a_help_notice():
     a, _ = make(display=FakeDisplay())
     a.start_game(0.0)

@@ -17,8 +17,39 @@ from assistant.profile import ProfileError, load_profile
 from assistant.sources import FrameSource, SourceError
 from assistant.wiring import SetupError
 
-#: The recording ``mahj demo`` plays: made by our video generator (datasets/video), shipped as package data.
-DEMO_RECORDING = Path(__file__).resolve().parents[1] / "demo" / "demo-game.mp4"
+#: The recording ``mahj demo`` plays: the last turns and the Mah Jongg of one of the referee's seeded games,
+#: rendered by our video generator (datasets/video/fixtures.py).
+DEMO_RECORDING = Path(__file__).resolve().parents[2] / "datasets" / "video" / "fixtures" / "demo.mp4"
+
+
+def prime_journal(journal: Path, video: Path) -> int:
+    """Write the game so far into a fresh journal when the recording joins a game in progress.
+
+    A generated recording's meta names the referee's seeded game it shows and the event where the video starts
+    (``source.referee_seed``, ``source.start_event``); the events before that (deal, Charleston, earlier turns:
+    all before the first frame) are journaled, so the watch resumes the game exactly as ``mahj watch --journal``
+    resumes after a crash. Returns how many events were written (0: the recording starts a game).
+    """
+    from assistant.journal import Journal, RecordedReferee, header_record
+    from assistant.profile import Profile
+    from assistant.wiring import card_and_scoring_texts, load_game_card, load_scoring
+    from engine.referee import Referee
+    from engine.referee.scripted import scripted_game
+    from vision.recording import meta_for
+
+    source = (meta_for(video) or {}).get("source") or {}
+    if "referee_seed" not in source or not source.get("start_event"):
+        return 0
+    profile = Profile()  # the generator plays its games on the bundled sample card with NMJL scoring
+    card, scoring = load_game_card(profile), load_scoring(profile)
+    game = scripted_game(card, scoring, seed=int(source["referee_seed"]))
+    before = game.events[:int(source["start_event"])]
+    with Journal(journal) as j:
+        j.append(header_record(*card_and_scoring_texts(profile), players=4))
+        recorder = RecordedReferee(Referee(card, scoring), j)
+        for event in before:
+            recorder.apply(event, source="before the recording", frame=-1)
+    return len(before)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +77,10 @@ def run(args: argparse.Namespace) -> int:
     journal = args.out / "journal.jsonl"
     if journal.exists():
         journal.unlink()  # a demo always starts a fresh game
+    try:
+        primed = prime_journal(journal, args.video)
+    except (OSError, ValueError, RuntimeError) as exc:
+        return fail(args, f"{args.video}: cannot rebuild the game before the recording: {exc}")
     opts = options_from(args, profile)
     if args.wav:
         opts.wav_dir = args.out / "speech"
@@ -60,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
                        stop_at_game_over=True, linger=args.linger)
     except SetupError as exc:
         return fail(args, str(exc))
-    summary = {"type": "summary", "recording": str(args.video), "frames": result.frames,
+    summary = {"type": "summary", "recording": str(args.video), "events_before_recording": primed,
+               "frames": result.frames,
                "seconds": round(result.seconds, 2), "journal": str(result.journal),
                "annotated_video": str(result.annotated), "display": result.display_url,
                "mahjong": result.mahjong, "settlement": result.settlement}
