@@ -304,3 +304,21 @@ def test_mahjcon_discard_penalties_only_for_a_discarder():
     # a self-picked win on a wall someone pushed out wrongly: nobody threw the tile, so nobody loses points
     win = Win(winner=0, value=25, discarder=None, pays_for_table=1, exposures=3)
     assert settle_win(profile("mahjcon"), win, range(4)) == {0: 35, 1: 0, 2: 0, 3: 0}
+
+
+def test_mahjcon_all_three_expose_after_mahjong_in_error_all_score_zero():
+    g = Table("mahjcon")
+    g.start()
+    g.turn(0, "3B")
+    g.expose(1, ["3B", "3B", "3B"])
+    g.turn(1, "N")
+    g.turn(2, "5C")
+    g.expose(1, ["5C", "5C", "5C"])
+    err = g("mahjong_declared", seat=1, tiles=["1B"] * 8)  # two exposures: no retraction, South is out
+    assert only(err, "mahjong_in_error").data["retracted"] is False
+    g("throw_in", seat=0)
+    assert payments(g("throw_in", seat=2))[3] == 10  # North alone kept her hand ...
+    out = g("throw_in", seat=3)  # ... until she exposes it too: nobody scores
+    assert only(out, "threw_in").seat == 3 and payments(out) == {0: 0, 1: 0, 2: 0, 3: -10}
+    assert g.ref.balances == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert only(g("throw_in", seat=3), "rejected")  # once only

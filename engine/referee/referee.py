@@ -84,6 +84,7 @@ class Referee:
         self.wrong_exchanges: list[tuple[int, int, int]] = []  # (redeemer, owner, exposure index)
         self.outs: list[tuple[int, str]] = []  # (seat, how) in the order players went out
         self.survivor_due: dict[str, int] | None = None  # {payer, survivor, basis}: waits for a hand value
+        self.intact_hand: int | None = None  # tournament: the survivor who scored for an intact hand (may throw in)
 
     def live(self) -> list[int]:
         """Seats still playing."""
@@ -194,8 +195,9 @@ class Referee:
         tiles = getattr(e, "tiles", ())
         if not isinstance(tiles, tuple | list) or any(x not in INDEX for x in tiles):
             raise Rejected("tiles: unknown tile code")
-        if self.stage in (Stage.IDLE, Stage.OVER) and not isinstance(e, ev.Deal | ev.SeatChange | ev.Dice
-                                                                         | ev.AttemptedHand):
+        late_throw_in = isinstance(e, ev.ThrowIn) and self.stage is Stage.OVER  # judged by _on_throw_in
+        if self.stage in (Stage.IDLE, Stage.OVER) and not late_throw_in and not isinstance(
+                e, ev.Deal | ev.SeatChange | ev.Dice | ev.AttemptedHand):
             raise Rejected("no game in progress: deal first" if self.stage is Stage.IDLE
                            else "the game is over: deal the next game")
 
@@ -842,6 +844,7 @@ class Referee:
             assert pts is not None
             amounts = {s: (pts.throw_in_survivor if s == survivor else 0) for s in range(self.players)}
             out.append(self._settle(t, amounts, "last_survivor"))
+            self.intact_hand = survivor
             return out + self._game_over(t, "last_survivor", None)
         errors = [s for s, how in self.outs if how == "mahjong_in_error"]
         last_seat, last_how = self.outs[-1]
@@ -924,6 +927,15 @@ class Referee:
                 + self._after_out(e.t, e.seat))
 
     def _on_throw_in(self, e: ev.ThrowIn) -> list[Ruling]:
+        if self.stage is Stage.OVER:
+            # MahjCon: when all three others expose their hands, nobody scores; the last of them to do so may come
+            # after the game already ended on the other two, so her intact-hand points are taken back.
+            if e.seat != self.intact_hand or self.profile.points is None:
+                raise Rejected("the game is over: deal the next game")
+            self.intact_hand = None
+            amounts = {s: (-self.profile.points.throw_in_survivor if s == e.seat else 0) for s in range(self.players)}
+            return [Ruling("threw_in", e.t, e.seat, {"seat": e.seat}),
+                    self._settle(e.t, amounts, "no_intact_hand")]
         if self.seats[e.seat].out is not None:
             raise Rejected("this player is already out")
         out = [Ruling("threw_in", e.t, e.seat, {"seat": e.seat})]
