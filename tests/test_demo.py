@@ -1,0 +1,63 @@
+"""`mahj demo` end to end on the bundled recording: events and rulings printed with the board's LEDs, the display
+URL, a verified Mah Jongg and the settlement, the journal (replayable) and the annotated video.
+
+With the shipped ONNX tile model when it is there; the oracle run (the renderer's true boxes as detector)
+always, so the assistant's own part is checked even on a checkout without trained models.
+"""
+
+import json
+
+import cv2
+import pytest
+
+pytest.importorskip("vision.reader", reason="needs the table reader (issue 7)")
+
+from assistant.cli import main  # noqa: E402
+from assistant.commands.demo import DEMO_RECORDING  # noqa: E402
+from assistant.journal import read_journal, referee_from_header, replay  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not DEMO_RECORDING.exists(), reason=f"no demo recording at {DEMO_RECORDING}")
+MODEL = DEMO_RECORDING.parents[3] / "models" / "tile_detector.onnx"
+
+
+def _use_oracle(monkeypatch):
+    from vision.oracle import OracleDetector
+
+    monkeypatch.setattr("assistant.session.open_model",
+                        lambda: OracleDetector.load(DEMO_RECORDING.with_suffix(".boxes.npz")))
+
+
+def _check_outputs(out_dir, text):
+    assert "display: http://127.0.0.1:" in text
+    assert "board: window GREEN" in text and "board: window RED" in text
+    assert "MAH JONGG verified" in text and "\nsettlement: " in text
+    summary = json.loads((out_dir / "summary.json").read_text())
+    assert summary["mahjong"]["kind"] == "mahjong_verified" and summary["settlement"]["data"]["payments"]
+    records = list(read_journal(out_dir / "journal.jsonl"))
+    _, mismatches = replay(records, referee_from_header(records[0]))
+    assert not mismatches
+    cap = cv2.VideoCapture(str(out_dir / "annotated.mp4"))
+    assert cap.get(cv2.CAP_PROP_FRAME_COUNT) == summary["frames"] > 100
+    return summary
+
+
+def test_demo_with_oracle_detector(tmp_path, monkeypatch, capsys):
+    _use_oracle(monkeypatch)
+    assert main(["demo", "--out", str(tmp_path), "--no-speech"]) == 0
+    summary = _check_outputs(tmp_path, capsys.readouterr().out)
+    assert summary["events_before_recording"] > 0
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the tile model is not trained/shipped in this checkout")
+def test_demo_with_the_shipped_model(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path), "--no-speech"]) == 0
+    _check_outputs(tmp_path, capsys.readouterr().out)
+
+
+def test_demo_json_lines(tmp_path, monkeypatch, capsys):
+    _use_oracle(monkeypatch)
+    assert main(["demo", "--out", str(tmp_path), "--no-speech", "--no-display", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    kinds = {x["type"] for x in lines}
+    assert {"event", "ruling", "board", "summary"} <= kinds
+    assert lines[-1]["mahjong"]["data"]["value"] > 0
