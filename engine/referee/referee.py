@@ -15,10 +15,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.referee import events as ev
+from engine.referee.charleston import CharlestonRules
+from engine.referee.ending import GameEnding
 from engine.referee.profile import ScoringProfile
-from engine.referee.rulings import Ruling
-from engine.referee.settle import Win, settle_wall_game, settle_win, transfer
-from engine.referee.state import BLIND_STEPS, CHARLESTON_STEPS, Award, Phase, SeatState, Stage, Window
+from engine.referee.rulings import Ruling, seat_keys
+from engine.referee.settle import Win, settle_win, transfer
+from engine.referee.state import Award, Phase, Rejected, SeatState, Stage, Window
 from engine.tiles import INDEX, JOKER, SET_COUNTS
 
 if TYPE_CHECKING:
@@ -28,19 +30,11 @@ SET_SIZE = sum(SET_COUNTS.values())
 WALL_ENDS = ("normal", "wrong_end", "wrong_wall")
 
 
-class Rejected(Exception):
-    """Internal signal: the event is illegal now; becomes a ``rejected`` ruling and leaves the state untouched."""
-
-
 def _line_json(line: CardLine) -> dict[str, Any]:
     return {"section": line.section, "line": line.number, "text": line.text, "value": line.value}
 
 
-def _seats_key(amounts: dict[int, int]) -> dict[str, int]:
-    return {str(s): v for s, v in sorted(amounts.items())}
-
-
-class Referee:
+class Referee(CharlestonRules, GameEnding):
     """Follows one table through any number of games (balances run across games)."""
 
     def __init__(self, card: Card, profile: ScoringProfile, players: int = 4) -> None:
@@ -113,7 +107,7 @@ class Referee:
                 "claims": {str(s): p for s, (p, _) in sorted(w.claims.items())},
             },
             "seats": [s.to_json() for s in self.seats],
-            "balances": _seats_key(self.balances),
+            "balances": seat_keys(self.balances),
         }
 
     # --- entry point ------------------------------------------------------------------------------------
@@ -269,70 +263,6 @@ class Referee:
         if not isinstance(e.total, int) or not 2 <= e.total <= 12:
             raise Rejected("dice total must be 2..12")
         return []
-
-    def _charleston_open(self) -> None:
-        if self.players == 3:
-            raise Rejected("no Charleston at a 3-player table")
-        if self.stage is not Stage.CHARLESTON:
-            raise Rejected("the Charleston is over")
-
-    def _on_charleston_pass(self, e: ev.CharlestonPass) -> list[Ruling]:
-        self._charleston_open()
-        if self.step >= len(CHARLESTON_STEPS) or (self.stopped and self.step >= 3):
-            raise Rejected("no more Charleston passes (only the courtesy across)")
-        want = CHARLESTON_STEPS[self.step]
-        if e.direction != want:
-            raise Rejected(f"the pass now is {want} (pass {self.step + 1} of 6)")
-        if e.seat in self.passed:
-            raise Rejected("this player already passed")
-        if e.count != 3:
-            raise Rejected("a Charleston pass is 3 tiles (blind tiles included)")
-        if not isinstance(e.blind, int) or not 0 <= e.blind <= 3:
-            raise Rejected("blind must be 0..3")
-        if e.blind and self.step not in BLIND_STEPS:
-            raise Rejected("a blind pass is allowed only on the first left and the last right")
-        if JOKER in e.tiles:
-            raise Rejected("jokers may not be passed in the Charleston")
-        if e.tiles and len(e.tiles) != e.count:
-            raise Rejected("tiles listed do not match the count")
-        self.charleston_begun = True
-        self.passed.add(e.seat)
-        out = [Ruling("charleston_passed", e.t, e.seat, {"direction": want, "pass": self.step + 1,
-                                                        "blind": e.blind})]
-        if len(self.passed) == self.players:
-            self.step += 1
-            self.passed = set()
-            out.append(Ruling("charleston_step_done", e.t, None, {"direction": want, "pass": self.step,
-                                                                  "may_stop": self.step == 3}))
-        return out
-
-    def _on_charleston_stop(self, e: ev.CharlestonStop) -> list[Ruling]:
-        self._charleston_open()
-        if self.step != 3 or self.passed or self.stopped:
-            raise Rejected("the Charleston may be stopped only after the first left and before the second left")
-        self.stopped = True
-        return [Ruling("charleston_stopped", e.t, e.seat, {"seat": e.seat})]
-
-    def _on_courtesy_pass(self, e: ev.CourtesyPass) -> list[Ruling]:
-        self._charleston_open()
-        if not (self.step == 6 or (self.stopped and self.step == 3)):
-            raise Rejected("the courtesy pass comes after the Charleston")
-        if not isinstance(e.count, int) or not 0 <= e.count <= 3:
-            raise Rejected("a courtesy offer is 0 to 3 tiles")
-        if JOKER in e.tiles:
-            raise Rejected("jokers may not be passed in the Charleston")
-        if e.seat in self.courtesy:
-            raise Rejected("this player already made a courtesy offer")
-        self.courtesy[e.seat] = e.count
-        across = (e.seat + 2) % 4
-        out = [Ruling("courtesy_offered", e.t, e.seat, {"count": e.count})]
-        if across in self.courtesy:
-            out.append(Ruling("courtesy_agreed", e.t, None, {"seats": sorted((e.seat, across)),
-                                                             "count": min(e.count, self.courtesy[across])}))
-        return out
-
-    def _charleston_finished(self) -> bool:
-        return self.players == 3 or self.step == len(CHARLESTON_STEPS) or (self.stopped and self.step == 3)
 
     # --- turn helpers -----------------------------------------------------------------------------------
 
@@ -747,16 +677,6 @@ class Referee:
         out.append(self._settle(e.t, self._with_out_points(amounts, e.seat), "mahjong"))
         return out + self._game_over(e.t, "mahjong", e.seat)
 
-    def _with_out_points(self, amounts: dict[int, int], winner: int | None) -> dict[int, int]:
-        """Tournament: players who went out score the profile's dead / Mah Jongg in error points."""
-        pts = self.profile.points
-        if pts is None:
-            return amounts
-        for s, st in enumerate(self.seats):
-            if s != winner and st.out is not None:
-                amounts[s] += pts.mahjong_in_error if st.out == "mahjong_in_error" else pts.dead
-        return amounts
-
     def _mahjong_error(self, e: ev.MahjongDeclared, reason: str, verdict: Any = None) -> list[Ruling]:
         st = self.seats[e.seat]
         retract = self.profile.rules.retract_max_exposures
@@ -775,108 +695,6 @@ class Referee:
         if len(self.live()) <= 1:
             return out + self._last_survivor(e.t)
         return out + self._start_turn(e.t, self._next_live(e.seat))
-
-    # --- the end of a game ------------------------------------------------------------------------------
-
-    def _settle(self, t: float, amounts: dict[int, int], reason: str) -> Ruling:
-        for s, v in amounts.items():
-            self.balances[s] += v
-        return Ruling("settlement", t, None, {"reason": reason, "payments": _seats_key(amounts),
-                                              "balances": _seats_key(self.balances)})
-
-    def _game_over(self, t: float, reason: str, winner: int | None) -> list[Ruling]:
-        self.stage = Stage.OVER
-        self.window = None
-        out = [Ruling("game_over", t, winner, {"reason": reason, "winner": winner})]
-        nxt = (self.east + 1) % self.players
-        if nxt == self.pivot:
-            # The deal came back to the Pivot: she swaps chairs with the player on her right and deals.
-            other = (self.pivot + 1) % self.players
-            self.balances[self.pivot], self.balances[other] = self.balances[other], self.balances[self.pivot]
-            out.append(Ruling("pivot_switch", t, self.pivot, {"seat": self.pivot, "with_seat": other}))
-            self.pivot = nxt = other
-        self.next_east = nxt
-        out.append(Ruling("east_rotates", t, nxt, {"east": nxt}))
-        return out
-
-    def _on_wall_exhausted(self, e: ev.WallExhausted) -> list[Ruling]:
-        if self.stage is not Stage.PLAY or not self.first_discard:
-            raise Rejected("the wall can only run out during play")
-        if self.award is not None:  # calls were settled just now, or earlier: the last discard is still in play
-            raise Rejected("the last discard was called: the caller exposes it or declares Mah Jongg first")
-        out = self._close_window(e.t, "wall_exhausted")
-        out.append(Ruling("wall_game", e.t, None, {"wall": self.wall}))
-        amounts = settle_wall_game(self.profile, range(self.players), self.live())
-        out.append(self._settle(e.t, self._with_out_points(amounts, None), "wall_game"))
-        return out + self._game_over(e.t, "wall_game", None)
-
-    def _on_wall_destroyed(self, e: ev.WallDestroyed) -> list[Ruling]:
-        """The game cannot go on. Home play: the destroyer pays each other live player (NMJL FAQ rule d)."""
-        if self.stage is not Stage.PLAY:
-            raise Rejected("no wall to destroy: the game is not in play")
-        out = self._close_window(e.t, "wall_destroyed")
-        if self.profile.payments is not None:
-            amount = self.profile.payments.wall_destroyer * int(self.card.cheapest_value)
-            amounts = {s: 0 for s in range(self.players)}
-            for s in self.live():
-                if s != e.seat:
-                    amounts[s] += amount
-                    amounts[e.seat] -= amount
-            out.append(self._settle(e.t, amounts, "wall_destroyed"))
-        return out + self._game_over(e.t, "wall_destroyed", None)
-
-    def _on_time_called(self, e: ev.TimeCalled) -> list[Ruling]:
-        """Tournament: a game not completed in the allotted time scores nothing for anyone."""
-        if self.stage not in (Stage.CHARLESTON, Stage.PLAY):
-            raise Rejected("no game in progress")
-        return self._close_window(e.t, "time") + self._game_over(e.t, "time", None)
-
-    def _last_survivor(self, t: float) -> list[Ruling]:
-        """All but one player are out: survivor payments (home play) or the intact-hand points (tournament)."""
-        live = self.live()
-        survivor = live[0] if live else None
-        out = self._close_window(t, "three_dead")
-        out.append(Ruling("last_survivor", t, survivor, {"seat": survivor, "outs": [s for s, _ in self.outs]}))
-        if survivor is None:
-            return out + self._game_over(t, "all_dead", None)
-        if self.profile.mode == "points":
-            pts = self.profile.points
-            assert pts is not None
-            amounts = {s: (pts.throw_in_survivor if s == survivor else 0) for s in range(self.players)}
-            out.append(self._settle(t, amounts, "last_survivor"))
-            self.intact_hand = survivor
-            return out + self._game_over(t, "last_survivor", None)
-        errors = [s for s, how in self.outs if how == "mahjong_in_error"]
-        last_seat, last_how = self.outs[-1]
-        if last_how == "mahjong_in_error":
-            due = {"payer": last_seat, "survivor": survivor, "basis": survivor}  # NMJL FAQ rule (b)
-        elif errors:
-            due = {"payer": errors[0], "survivor": survivor, "basis": errors[0]}  # rule (c)
-        else:
-            return out + self._game_over(t, "three_dead", None)  # rule (e): the survivor throws in, nobody is paid
-        self.survivor_due = due
-        self.stage = Stage.OVER
-        out.append(Ruling("survivor_payment_due", t, due["payer"], dict(due)))
-        return out + self._pay_survivor(t)
-
-    def _pay_survivor(self, t: float) -> list[Ruling]:
-        due = self.survivor_due
-        if due is None:
-            return []
-        value = self.seats[due["basis"]].attempted_value
-        if value is None:
-            return [Ruling("hand_value_needed", t, due["basis"], {"seat": due["basis"]})]
-        pay = self.profile.payments
-        assert pay is not None
-        self.survivor_due = None
-        amounts = transfer(range(self.players), due["payer"], due["survivor"], pay.survivor * value)
-        return [self._settle(t, amounts, "survivor_payment")] + self._game_over(t, "three_dead", None)
-
-    def _on_attempted_hand(self, e: ev.AttemptedHand) -> list[Ruling]:
-        if not isinstance(e.value, int) or isinstance(e.value, bool) or e.value <= 0:
-            raise Rejected("a hand value is a positive whole number")
-        self.seats[e.seat].attempted_value = e.value
-        return self._pay_survivor(e.t) if self.survivor_due and self.survivor_due["basis"] == e.seat else []
 
     # --- challenges, counts, throw-ins, penalties, seats ------------------------------------------------
 
@@ -959,4 +777,4 @@ class Referee:
         if self.pivot in (a, b):
             self.pivot = b if self.pivot == a else a
         return [Ruling("seats_changed", e.t, None, {"seat": a, "with_seat": b,
-                                                    "balances": _seats_key(self.balances)})]
+                                                    "balances": seat_keys(self.balances)})]

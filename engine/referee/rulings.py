@@ -24,6 +24,11 @@ class Ruling:
         return cls(kind=d["kind"], t=float(d["t"]), seat=d.get("seat"), data=dict(d.get("data") or {}))
 
 
+def seat_keys(amounts: dict[int, int]) -> dict[str, int]:
+    """Seat-keyed amounts with string keys in seat order, so ruling data survives a JSON round trip unchanged."""
+    return {str(s): v for s, v in sorted(amounts.items())}
+
+
 #: Every ruling kind the referee emits (docs/referee.md describes each one's data).
 KINDS: frozenset[str] = frozenset({
     # the contract kinds the board, display and speech act on

@@ -7,6 +7,10 @@ from enum import Enum
 from typing import Any
 
 
+class Rejected(Exception):
+    """Internal signal: the event is illegal now; becomes a ``rejected`` ruling and leaves the state untouched."""
+
+
 class Phase(Enum):
     """Where the player in turn is within the turn (rules 001: pick or claim, optional exchanges, discard)."""
 
