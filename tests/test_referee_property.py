@@ -5,8 +5,10 @@ games with events dropped, repeated, swapped or re-seated. Invariants: no except
 "internal error", a rejected event changes nothing, tile counts and the wall never go negative.
 """
 
+from collections import Counter
 from functools import cache
 
+from card_bruteforce import matching_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referee_kit import card, profile
@@ -108,3 +110,21 @@ def test_unperturbed_scripted_games_are_accepted_whole():
         rulings = [r for e in _game(seed) for r in ref.apply(e)]
         assert not [r for r in rulings if r.kind == "rejected"]
         assert [r.kind for r in rulings].count("mahjong_verified") == 1
+
+
+def test_scripted_wins_are_ruled_as_the_brute_force_matcher_reads_the_hand():
+    """The referee (its split of the shown hand into exposures and concealed tiles, then the compiled card)
+    and the plain brute-force matcher of the card tests must agree on which lines a declared hand completes."""
+    for seed in range(6):
+        ref = Referee(card(), profile("nmjl"))
+        for event in _game(seed):
+            if isinstance(event, events.MahjongDeclared):
+                exposures = [list(x) for x in ref.seats[event.seat].exposures]
+                concealed = list((Counter(event.tiles) - Counter(t for x in exposures for t in x)).elements())
+                if len(concealed) + sum(map(len, exposures)) != 14:
+                    concealed = list(event.tiles)  # the event showed the concealed part only
+                verified = next(r for r in ref.apply(event) if r.kind == "mahjong_verified")
+                found = {(ln["section"], ln["line"]) for ln in verified.data["lines"]}
+                assert found == matching_lines(card(), concealed, exposures), seed
+            else:
+                ref.apply(event)
