@@ -23,7 +23,9 @@ import numpy as np
 from vision.calibration import Band, Calibration
 
 MM_PER_PX = 3.0
-PIXEL_DELTA = 18          # gray levels: below this a pixel counts as unchanged (sensor noise, compression)
+PIXEL_DELTA = 18          # gray levels: below this a pixel counts as unchanged (sensor noise, compression) ...
+DELTA_OF_LEVEL = 0.2      # ... or a fifth of the table's median gray when that is less: a dim table has less
+MIN_DELTA = 8             # contrast, and a sleeve over dark felt must still count as a change
 _BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
 _REACH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (41, 41))     # ~120 mm around a hand: its fingers and wrist
 _SOLID = np.ones((5, 5), np.uint8)
@@ -92,12 +94,12 @@ class ChangeWatcher:
         for v in self.views.values():
             x0, y0, x1, y1 = v.rect
             patch = top[y0:y1, x0:x1]
-            v.motion = v.area if self.prev is None else _changed(patch, self.prev[y0:y1, x0:x1])
-            v.change = v.area if v.ref is None else _changed(patch, v.ref)
-        self.moving_px = top.size if self.prev is None else _changed(top, self.prev)
+            v.motion = v.area if self.prev is None else _changed(patch, self.prev[y0:y1, x0:x1], self.delta)
+            v.change = v.area if v.ref is None else _changed(patch, v.ref, self.delta)
+        self.moving_px = top.size if self.prev is None else _changed(top, self.prev, self.delta)
         if self.prev is not None and self.prev.shape == top.shape:
             np.subtract(self.motion_hist, 1, out=self.motion_hist, where=self.motion_hist > 0)
-            self.motion_hist[cv2.absdiff(top, self.prev) > PIXEL_DELTA] = MOTION_MEMORY
+            self.motion_hist[cv2.absdiff(top, self.prev) > self.delta] = MOTION_MEMORY
         self.prev = top
 
     def set_reference(self, name: str, top: np.ndarray) -> None:
@@ -122,7 +124,7 @@ class ChangeWatcher:
         length (frame-to-frame difference near zero), still freezes the regions."""
         if self.table_ref is None:
             return set()
-        diff = (cv2.absdiff(top, self.table_ref) > PIXEL_DELTA).astype(np.uint8)
+        diff = (cv2.absdiff(top, self.table_ref) > self.delta).astype(np.uint8)
         diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         hand = self._hand(diff, skin, min_area_mm2) if skin is not None else None
         # Bridge the stretches where a sleeve happens to match what it covers (grey sleeve over grey tiles):
@@ -138,9 +140,12 @@ class ChangeWatcher:
         mask = np.isin(labels, arms) if arms else np.zeros(diff.shape, bool)
         if hand is not None:
             mask |= cv2.dilate(hand, _REACH) > 0
-            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px / 6]
+            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px / 12]
             if entries:
-                mask |= _sleeve(hand, labels == max(entries, key=lambda j: stats[j, cv2.CC_STAT_AREA]))
+                entry = labels == max(entries, key=lambda j: stats[j, cv2.CC_STAT_AREA])
+            else:                                   # nothing shows where it came in: the nearest edge
+                entry = _nearest_edge(hand)
+            mask |= _sleeve(hand, entry)
         hit = set()
         for name, v in self.views.items():
             x0, y0, x1, y1 = v.rect
@@ -187,6 +192,13 @@ class ChangeWatcher:
     def reset_brightness(self, top: np.ndarray) -> None:
         self.ref_mean = float(np.median(top[::4, ::4]))
 
+    @property
+    def delta(self) -> float:
+        """The gray-level difference that counts as a change, for the current light."""
+        if self.ref_mean is None:
+            return PIXEL_DELTA
+        return float(np.clip(DELTA_OF_LEVEL * self.ref_mean, MIN_DELTA, PIXEL_DELTA))
+
     def global_change(self, frac_regions: float = 0.6, level: float = 0.1) -> bool:
         """Most regions changed at once: a light change or a bump rather than a move. Only regions with a
         reference take part (right after a resync none has one, and nothing is compared)."""
@@ -205,5 +217,17 @@ def _sleeve(hand: np.ndarray, entry: np.ndarray) -> np.ndarray:
     return band > 0
 
 
-def _changed(a: np.ndarray, b: np.ndarray) -> int:
-    return int(np.count_nonzero(cv2.absdiff(a, b) > PIXEL_DELTA)) if a.size else 0
+def _nearest_edge(hand: np.ndarray) -> np.ndarray:
+    """A one-pixel mask on the view's border, at the point nearest the hand's centre."""
+    ys, xs = np.nonzero(hand)
+    cy, cx = int(ys.mean()), int(xs.mean())
+    n = hand.shape[0] - 1
+    dist = {(cy, 0): cx, (cy, n): n - cx, (0, cx): cy, (n, cx): n - cy}
+    y, x = min(dist, key=dist.get)
+    out = np.zeros(hand.shape, bool)
+    out[y, x] = True
+    return out
+
+
+def _changed(a: np.ndarray, b: np.ndarray, delta: float) -> int:
+    return int(np.count_nonzero(cv2.absdiff(a, b) > delta)) if a.size else 0

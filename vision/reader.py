@@ -116,6 +116,7 @@ class TableReader:
         self._retake_quiet = False
         self._shift_ref: np.ndarray | None = None
         self._hann: np.ndarray | None = None
+        self._moved_checked: tuple[int, bool] = (-1, False)
         self.quiet_frames = max(settle_frames, int(0.5 * fps))
         self.stale_frames = int(2.0 * fps)
         self.dark = False
@@ -159,7 +160,7 @@ class TableReader:
         if to_read:
             readings = self._read(frame, to_read)
             for r in to_read:
-                out += self._take_reading(r, readings[r.name], top, frame_index, t, exp)
+                out += self._take_reading(r, readings[r.name], top, frame, frame_index, t, exp)
         out += self._count_check(exp, frame_index, t)
         self._refresh_quiet_view(top, frame_index)
         self.last_index = frame_index
@@ -295,6 +296,22 @@ class TableReader:
                                     detail=f"markers moved {moved:.1f} px; recalibrated"))
         return True
 
+    def _camera_moved(self, frame: np.ndarray, idx: int) -> bool:
+        """Checked before any reading that changes a region is committed (a few ms, a few times a minute): a
+        camera nudged too gently to disturb the whole picture still moves every tile by millimetres, and
+        committing that would report tiles gone and new ones come."""
+        if self._moved_checked[0] == idx:
+            return self._moved_checked[1]
+        if self.cal.source == "markers":
+            found = detect_markers(frame)
+            moved = len(found) >= 3 and max(
+                float(np.hypot(*(found[i] - np.asarray(self.cal.marker_image[i])))) for i in found) >= BUMP_PX
+        else:
+            (dx, dy), _resp = cv2.phaseCorrelate(self._shift_ref, self._small(frame), self._hann)
+            moved = 4 * float(np.hypot(dx, dy)) >= BUMP_PX
+        self._moved_checked = (idx, moved)
+        return moved
+
     def _small(self, frame: np.ndarray) -> np.ndarray:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         return cv2.resize(gray, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -393,8 +410,8 @@ class TableReader:
                     break
         return out
 
-    def _take_reading(self, r: _Region, reading: list[TileSeen], top: np.ndarray, idx: int, t: float,
-                      exp: Expectation) -> list[ev.Observation]:
+    def _take_reading(self, r: _Region, reading: list[TileSeen], top: np.ndarray, frame: np.ndarray, idx: int,
+                      t: float, exp: Expectation) -> list[ev.Observation]:
         tol = 0.5 * self.cal.layout.tile_w_mm
         if r.readings and not same_reading(r.readings[-1], reading, tol):
             r.readings = []
@@ -407,6 +424,11 @@ class TableReader:
                 self.watch.set_reference(r.name, top)
                 return [ev.AskHuman(t, idx, 0.0, question=f"I cannot get a steady view of {_where(r)}: "
                                     "is something lying on it?", seat=r.seat)]
+            return []
+        if not r.silent and not same_reading(r.tracks.tracks, reading, tol) and self._camera_moved(frame, idx):
+            r.readings = []             # the tiles did not move, the camera did: freeze and recalibrate
+            if self.disturbed_since is None:
+                self.disturbed_since = self._still_since = idx
             return []
         r.readings, r.reads_without_agreement = [], 0
         r.needs_read = False

@@ -44,6 +44,10 @@ class Track:
     votes: Counter = field(default_factory=Counter)
 
     @property
+    def key(self) -> tuple[str, str | None]:
+        return self.face, self.tile
+
+    @property
     def confidence(self) -> float:
         total = sum(self.votes.values())
         return 1.0 if not total else self.votes[self.tile] / total
