@@ -100,6 +100,11 @@ def test_replay_detects_a_journal_that_departs_from_the_rules(tmp_path, capsys):
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     code, out = _run(capsys, "referee", "replay", str(path))
     assert code == 1 and "1 mismatches" in out.out
+    event_line = next(i for i, rec in enumerate(records, 1) if rec.get("rulings") and any(
+        r["kind"] == "mahjong_verified" for r in rec["rulings"])) - 1  # the event is the line before its rulings
+    assert f"mismatch at {path}:{event_line} " in out.out
+    code, out = _run(capsys, "referee", "apply", str(path), '{"type":"seat_change","t":999,"seat":0,"with_seat":1}')
+    assert code == 0 and "1 journaled ruling(s) differ on replay" in out.err  # resumed, but not silently
 
 
 def test_apply_reports_bad_event_json_with_position(tmp_path, capsys):

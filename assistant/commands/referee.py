@@ -113,6 +113,8 @@ def _replayed(path: Path, report: Callable[[str], None] = _warn) -> tuple[list[d
         rulings, mismatches = replay(records, referee)
     except JournalRecordError as exc:
         raise JournalError(f"{path}:{lines[exc.index]}: {exc}") from None
+    for m in mismatches:
+        m["line"] = lines[m["record"] - 1]  # the event's line in the file, for people
     return records, referee, rulings, mismatches
 
 
@@ -145,9 +147,12 @@ def run_apply(args: argparse.Namespace) -> int:
     if not args.journal.exists():
         return _error(args, f"{args.journal}: no such journal (start one with `mahj referee new`)")
     try:
-        _, referee, _, _ = _replayed(args.journal)
+        _, referee, _, mismatches = _replayed(args.journal)
     except (JournalError, ProfileError, ValueError) as exc:
         return _error(args, str(exc))
+    if mismatches:  # resuming is still right (the rules now in force decide), but the change must be seen
+        _warn(f"{args.journal}:{mismatches[0]['line']}: {len(mismatches)} journaled ruling(s) differ on replay "
+              "from here on (see `mahj referee replay`)")
     texts = args.events or [line for line in sys.stdin.read().splitlines() if line.strip()]
     recorder = RecordedReferee(referee, Journal(args.journal))
     code = 0
@@ -192,7 +197,8 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"{args.journal}: {n_events} events, {len(rulings)} rulings, game {state['game']} "
               f"({state['stage']}), balances {state['balances']}")
         for m in mismatches:
-            print(f"mismatch at record {m['record']}: journal {len(m['journal'])} rulings, replay {len(m['replay'])}")
+            print(f"mismatch at {args.journal}:{m['line']} (record {m['record']}): journal {len(m['journal'])} "
+                  f"rulings, replay {len(m['replay'])}")
         print("replay matches the journal" if not mismatches else f"{len(mismatches)} mismatches")
     return 1 if mismatches else 0
 
