@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.commands.demo import DEMO_RECORDING  # noqa: E402
+from assistant.commands.demo import DEMO_RECORDING, prime_journal  # noqa: E402
 from assistant.profile import load_profile  # noqa: E402
 from assistant.sources import FrameSource  # noqa: E402
 from assistant.wiring import Options, SetupError  # noqa: E402
@@ -91,9 +91,11 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
     profile = replace(profile, board_port="sim", display=replace(profile.display, enabled=False))
     source = FrameSource(video, paced=True)
     with tempfile.TemporaryDirectory() as tmp:
+        journal = Path(tmp) / "journal.jsonl"
+        prime_journal(journal, video)  # the game before the recording, as `mahj demo` does
         cpu0, wall0 = time.process_time(), time.monotonic()
         result = session.watch(profile, Options(quiet=True, speech=False, display=False), source,
-                       Path(tmp) / "journal.jsonl", keyboard=False, stop_at_game_over=True)
+                               journal, keyboard=False, stop_at_game_over=True)
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     a = result.assistant
     pins = a.board.rig.pin_changes() if a is not None and a.board is not None and a.board.rig else []

@@ -22,34 +22,68 @@ from assistant.wiring import SetupError
 DEMO_RECORDING = Path(__file__).resolve().parents[2] / "datasets" / "video" / "fixtures" / "demo.mp4"
 
 
-def prime_journal(journal: Path, video: Path) -> int:
-    """Write the game so far into a fresh journal when the recording joins a game in progress.
+#: The journal of the game before the demo recording's first frame, shipped beside the code: the recording
+#: joins one of the referee's seeded games near its end (see its .meta.json ``source``).
+GAME_BEFORE = Path(__file__).resolve().parents[1] / "demo" / "demo-before-recording.jsonl"
 
-    A generated recording's meta names the referee's seeded game it shows and the event where the video starts
-    (``source.referee_seed``, ``source.start_event``); the events before that (deal, Charleston, earlier turns:
-    all before the first frame) are journaled, so the watch resumes the game exactly as ``mahj watch --journal``
-    resumes after a crash. Returns how many events were written (0: the recording starts a game).
+
+def game_before(video: Path) -> list[dict] | None:
+    """Journal records of the game before ``video`` starts, or None when the recording starts a game.
+
+    The shipped ``GAME_BEFORE`` is used when it was written for this recording (same referee seed and start
+    event); otherwise the game is rebuilt from the referee's seeded player (engine.referee.scripted), which
+    gives the same events as long as that player has not changed since the recording was rendered.
     """
-    from assistant.journal import Journal, RecordedReferee, header_record
-    from assistant.profile import Profile
-    from assistant.wiring import card_and_scoring_texts, load_game_card, load_scoring
-    from engine.referee import Referee
-    from engine.referee.scripted import scripted_game
+    from assistant.journal import read_journal
     from vision.recording import meta_for
 
     source = (meta_for(video) or {}).get("source") or {}
     if "referee_seed" not in source or not source.get("start_event"):
-        return 0
-    profile = Profile()  # the generator plays its games on the bundled sample card with NMJL scoring
+        return None
+    wanted = {"referee_seed": source["referee_seed"], "start_event": source["start_event"]}
+    if GAME_BEFORE.exists():
+        records = list(read_journal(GAME_BEFORE))
+        if records and records[0].get("recording") == wanted:
+            return records
+    return rebuild_game_before(int(source["referee_seed"]), int(source["start_event"]))
+
+
+def rebuild_game_before(seed: int, start_event: int) -> list[dict]:
+    """The first ``start_event`` events of the referee's seeded game ``seed`` (sample card, NMJL scoring: what
+    the video generator plays) as journal records, rulings included."""
+    from assistant.journal import header_record
+    from assistant.profile import Profile
+    from assistant.wiring import card_and_scoring_texts, load_game_card, load_scoring
+    from engine.referee import Referee
+    from engine.referee import events as rev
+    from engine.referee.scripted import scripted_game
+
+    profile = Profile()
     card, scoring = load_game_card(profile), load_scoring(profile)
-    game = scripted_game(card, scoring, seed=int(source["referee_seed"]))
-    before = game.events[:int(source["start_event"])]
+    game = scripted_game(card, scoring, seed=seed)
+    referee = Referee(card, scoring)
+    records = [header_record(*card_and_scoring_texts(profile), players=4)
+               | {"recording": {"referee_seed": seed, "start_event": start_event}}]
+    for event in game.events[:start_event]:
+        records.append({"kind": "event", "source": "before the recording", "frame": -1, "event": rev.to_json(event)})
+        # serialised now: a ruling's data may share lists with the referee's state that later events change
+        rulings = json.loads(json.dumps([r.to_json() for r in referee.apply(event)]))
+        records.append({"kind": "rulings", "rulings": rulings})
+    return records
+
+
+def prime_journal(journal: Path, video: Path) -> int:
+    """Start the demo's journal with the game so far, so the watch resumes it exactly as ``mahj watch --journal``
+    resumes after a crash. Returns how many events that is (0: the recording starts a game)."""
+    from assistant.journal import Journal
+
+    records = game_before(video)
+    if not records:
+        return 0
     with Journal(journal) as j:
-        j.append(header_record(*card_and_scoring_texts(profile), players=4))
-        recorder = RecordedReferee(Referee(card, scoring), j)
-        for event in before:
-            recorder.apply(event, source="before the recording", frame=-1)
-    return len(before)
+        for rec in records:
+            j.append(rec)
+    return sum(r.get("kind") == "event" for r in records)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         primed = prime_journal(journal, args.video)
     except (OSError, ValueError, RuntimeError) as exc:
-        return fail(args, f"{args.video}: cannot rebuild the game before the recording: {exc}")
+        return fail(args, f"{args.video}: cannot load the game before the recording: {exc}")
     opts = options_from(args, profile)
     if args.wav:
         opts.wav_dir = args.out / "speech"
