@@ -275,3 +275,11 @@ def test_picker_cannot_rack_discard_or_exchange_once_a_call_is_made():
         assert "call for the live discard came first" in only(g(kind, seat=1, **fields), "rejected").data["reason"]
     out = g("exposure", seat=3, tiles=["5D", "5D", "5D"])
     assert only(out, "pick_returned").seat == 1 and g.ref.seats[1].out is None
+
+
+def test_exposure_of_more_naturals_than_a_set_holds_is_invalid():
+    g = Table()
+    g.start()
+    g.turn(0, "8B")
+    out = g.expose(1, ["8B"] * 5)  # five natural 8 Bams: a misread, no set has them
+    assert only(out, "dead_hand").data["reason"] == "invalid exposure: 5 x 8B, but a set holds 4"

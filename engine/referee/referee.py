@@ -524,8 +524,8 @@ class Referee(CharlestonRules, GameEnding):
             problem = f"an exposure must be identical tiles of the claimed {claimed} (jokers allowed)"
         elif len(tiles) > st.concealed:
             problem = "more tiles exposed than the player holds"
-        if problem is None and len(tiles) > SET_COUNTS[claimed] + SET_COUNTS[JOKER]:
-            problem = "more tiles than the set holds"
+        if problem is None and tiles.count(claimed) > SET_COUNTS[claimed]:  # a misread: no set has that many
+            problem = f"{tiles.count(claimed)} x {claimed}, but a set holds {SET_COUNTS[claimed]}"
         before = self.card.lines_allowing(st.exposures, ()) if st.exposures else None
         st.exposures.append(tiles)
         st.exposure_tiles.append(claimed)
