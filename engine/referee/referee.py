@@ -359,8 +359,7 @@ class Referee(CharlestonRules, GameEnding):
         if e.seat != self.turn or self.phase is not Phase.WAIT_PICK:
             ahead = e.seat == self._next_live(self.turn) and self.phase is not Phase.WAIT_PICK
             out += self._kill(e.t, e.seat, "picking ahead" if ahead else "picking out of turn")
-            st.fault = "out_of_turn"
-            return out + self._after_out(e.t, e.seat)
+            return out + self._after_out(e.t, e.seat)  # dead at once: she never discards, so never pays the table
         if e.end != "normal":
             st.fault = e.end
             out += self._kill(e.t, e.seat, f"picking from the {e.end.replace('_', ' ')}")
