@@ -104,7 +104,7 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
     closes = [r for r in a.rulings if r.kind == "window_closed"]
     by_rack = [(r.t, signalled) for r, (_, signalled, _) in zip(closes, a.timing.window_closed, strict=True)
                if r.data.get("reason") == "racked"]
-    latencies, missed = [], 0
+    latencies, board_ms, missed = [], [], 0
     for t_true in truth_window_racks(truth):
         # the pipeline's window_closed for this rack: reason "racked", ruled within 1 s of the true moment
         match = next((signalled for t, signalled in by_rack if abs(t - t_true) <= 1.0), None)
@@ -113,6 +113,7 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
             missed += 1
             continue
         latencies.append((red - (t0 + t_true)) * 1000)
+        board_ms.append((red - match) * 1000)
     rusage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "recording": str(video), "detector": "oracle" if oracle else "onnx", "frames": result.frames,
@@ -120,10 +121,29 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
         "racks_in_truth": len(latencies) + missed, "racks_measured": len(latencies), "racks_missed": missed,
         "rack_to_led_ms": {"median": round(pct(latencies, 50), 1), "p95": round(pct(latencies, 95), 1),
                            "max": round(max(latencies), 1) if latencies else None},
+        "latencies_ms": [round(x, 1) for x in latencies], "ruling_to_led_ms": [round(x, 1) for x in board_ms],
         "target_p95_ms": 350, "window_closed_by_rack": len(by_rack),
         "cpu_percent_of_one_core": round(100 * cpu / wall, 1), "cpu_percent_of_two_cores": round(50 * cpu / wall, 1),
         "peak_rss_mb": round(rusage.ru_maxrss / 1024, 1),
         "mahjong": result.mahjong["data"]["value"] if result.mahjong else None,
+    }
+
+
+def pooled(runs: list[dict]) -> dict:
+    """The figures over several recordings: latencies pooled, CPU as the mean, memory as the peak."""
+    lat = [x for r in runs for x in r["latencies_ms"]]
+    board = [x for r in runs for x in r["ruling_to_led_ms"]]
+    return {
+        "detector": runs[0]["detector"], "recordings": [r["recording"] for r in runs], "runs": runs,
+        "frames": sum(r["frames"] for r in runs), "seconds": round(sum(r["seconds"] for r in runs), 2),
+        "racks_measured": len(lat), "racks_missed": sum(r["racks_missed"] for r in runs),
+        "rack_to_led_ms": {"median": round(pct(lat, 50), 1), "p95": round(pct(lat, 95), 1),
+                           "max": round(max(lat), 1) if lat else None},
+        "ruling_to_led_ms": {"median": round(pct(board, 50), 1), "max": round(max(board), 1) if board else None},
+        "cpu_percent_of_one_core": round(statistics.mean(r["cpu_percent_of_one_core"] for r in runs), 1),
+        "cpu_percent_of_two_cores": round(statistics.mean(r["cpu_percent_of_two_cores"] for r in runs), 1),
+        "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+        "mahjong": [r["mahjong"] for r in runs],
     }
 
 
@@ -161,8 +181,8 @@ def bench_display(n: int = 60) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--video", type=Path, default=DEMO_RECORDING)
-    ap.add_argument("--truth", type=Path, help="truth log (default: the recording's .truth.jsonl beside it)")
+    ap.add_argument("--video", type=Path, nargs="+", default=[DEMO_RECORDING],
+                    help="recordings (each with NAME.truth.jsonl beside it); figures are pooled over all")
     ap.add_argument("--skip-display", action="store_true")
     ap.add_argument("--skip-pipeline", action="store_true")
     ap.add_argument("--oracle", action="store_true", help="also run with the renderer's true boxes as detector")
@@ -170,16 +190,22 @@ def main() -> int:
     args = ap.parse_args()
     out: dict = {"cpus": os.cpu_count()}
     if not args.skip_pipeline:
-        truth = args.truth or args.video.with_suffix(".truth.jsonl")
-        if not args.video.exists() or not truth.exists():
-            print(f"no recording/truth log ({args.video}, {truth}): skipping the pipeline figures", file=sys.stderr)
-        else:
-            try:
-                out["pipeline"] = bench_pipeline(args.video, truth)
-            except SetupError as exc:
-                print(f"ONNX model run skipped: {exc}", file=sys.stderr)
-            if args.oracle:
-                out["pipeline_oracle"] = bench_pipeline(args.video, truth, oracle=True)
+        for key, oracle in (("pipeline", False), ("pipeline_oracle", True)):
+            if oracle and not args.oracle:
+                continue
+            runs = []
+            for video in args.video:
+                truth = video.with_suffix(".truth.jsonl")
+                if not video.exists() or not truth.exists():
+                    print(f"no recording/truth log ({video}, {truth}): skipped", file=sys.stderr)
+                    continue
+                try:
+                    runs.append(bench_pipeline(video, truth, oracle=oracle))
+                except SetupError as exc:
+                    print(f"{'oracle' if oracle else 'ONNX model'} run skipped: {exc}", file=sys.stderr)
+                    break
+            if runs:
+                out[key] = pooled(runs)
     if not args.skip_display:
         out["display"] = bench_display()
     if args.json:
@@ -190,9 +216,10 @@ def main() -> int:
                 continue
             p = out[key]
             r = p["rack_to_led_ms"]
-            print(f"[{p['detector']}] recording {p['recording']}: {p['frames']} frames paced in {p['seconds']} s")
+            print(f"[{p['detector']}] {', '.join(p['recordings'])}: {p['frames']} frames paced in {p['seconds']} s")
             print(f"  rack -> window LED red: median {r['median']} ms, p95 {r['p95']} ms (target <= 350), "
-                  f"max {r['max']} ms over {p['racks_measured']} racks ({p['racks_missed']} missed)")
+                  f"max {r['max']} ms over {p['racks_measured']} racks ({p['racks_missed']} missed); "
+                  f"of which ruling -> LED median {p['ruling_to_led_ms']['median']} ms")
             print(f"  CPU while watching: {p['cpu_percent_of_one_core']} % of one core "
                   f"({p['cpu_percent_of_two_cores']} % of 2 cores); peak RSS {p['peak_rss_mb']} MB")
         if "display" in out:
