@@ -14,7 +14,7 @@ from vision.events import (
     from_json,
     read_log,
 )
-from vision.tracker import RegionTracks, TileSeen, match, same_reading
+from vision.tracker import RegionTracks, TileSeen, match, same_reading, vote
 
 
 def test_every_type_round_trips_through_the_log(tmp_path):
@@ -79,3 +79,17 @@ def test_region_commit_reports_added_removed_and_a_joker_swapped():
     assert [t.tile for t in diff.removed] == ["5B"] and [t.tile for t in diff.added] == ["N"]
     assert same_reading(swapped, list(reversed(swapped)), 5.0)
     assert not same_reading(swapped, first, 5.0)
+
+
+def test_a_wavering_code_is_voted_and_never_recodes_a_tile():
+    tracks = RegionTracks(max_dist=13.8)
+    tracks.commit([TileSeen(0, 0, "up", "J", tile_score=0.9)])
+    flicker = [[TileSeen(0, 0, "up", "5B", tile_score=0.6)], [TileSeen(1, 0, "up", "J", tile_score=0.9)]]
+    assert same_reading(flicker[0], flicker[1], 5.0, codes=False) and not same_reading(*flicker, 5.0)
+    voted = vote(flicker, 5.0)
+    assert voted[0].tile == "J" and voted[0].agree == 0.5 and voted[0].alts == ("J", "5B")
+    assert not tracks.commit(voted)                                  # no news
+    sure = vote([[TileSeen(0, 0, "up", "5B", tile_score=0.9)], [TileSeen(0, 1, "up", "5B", tile_score=0.8)]], 5.0)
+    diff = tracks.commit(sure)
+    assert [(old, t.tile) for old, t in diff.recoded] == [("J", "5B")]
+    assert tracks.tracks[0].confidence == pytest.approx(0.85)      # both agree x mean classifier score

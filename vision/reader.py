@@ -39,7 +39,7 @@ from vision.calibration import (
     table_to_seat,
 )
 from vision.change import MM_PER_PX, ChangeWatcher
-from vision.tracker import RegionTracks, TileSeen, Track, same_reading
+from vision.tracker import RegionTracks, TileSeen, Track, same_reading, vote
 
 MOTION_BUSY = 0.15        # tile areas of a region's pixels moving frame to frame that mark it busy
 CHANGE_DIRTY = 0.25       # tile areas differing from the reference that call for a re-read
@@ -413,7 +413,7 @@ class TableReader:
     def _take_reading(self, r: _Region, reading: list[TileSeen], top: np.ndarray, frame: np.ndarray, idx: int,
                       t: float, exp: Expectation) -> list[ev.Observation]:
         tol = 0.5 * self.cal.layout.tile_w_mm
-        if r.readings and not same_reading(r.readings[-1], reading, tol):
+        if r.readings and not same_reading(r.readings[-1], reading, tol, codes=False):
             r.readings = []
             r.reads_without_agreement += 1
         r.readings.append(reading)
@@ -425,6 +425,7 @@ class TableReader:
                 return [ev.AskHuman(t, idx, 0.0, question=f"I cannot get a steady view of {_where(r)}: "
                                     "is something lying on it?", seat=r.seat)]
             return []
+        reading = vote(r.readings, tol)
         if not r.silent and not same_reading(r.tracks.tracks, reading, tol) and self._camera_moved(frame, idx):
             r.readings = []             # the tiles did not move, the camera did: freeze and recalibrate
             if self.disturbed_since is None:
@@ -458,7 +459,7 @@ class TableReader:
                 out.append(ev.DiscardDown(t, idx, round(tr.confidence, 3), seat=seat, tile=tr.tile, **kw))
                 if tr.confidence < 0.5:
                     out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was just discarded?",
-                                           seat=seat, choices=tuple(c for c, _ in tr.votes.most_common(3) if c)))
+                                           seat=seat, choices=tr.alts or (tr.tile,)))
                 if seat >= 0:
                     self.turn = (seat + 1) % 4
         elif r.kind == "wall":

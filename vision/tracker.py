@@ -26,6 +26,8 @@ class TileSeen:
     tile: str | None = None
     score: float = 1.0
     tile_score: float | None = None
+    agree: float = 1.0          # share of the stable readings that named this code
+    alts: tuple[str, ...] = ()  # the codes the readings named, most likely first
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -34,23 +36,24 @@ class TileSeen:
 
 @dataclass
 class Track:
-    """A committed tile: where it is, what it is, and the evidence (code votes weighted by score)."""
+    """A committed tile: where it is, what it is, how sure we are of the code and what else it might be."""
 
     id: int
     x: float
     y: float
     face: str
     tile: str | None
-    votes: Counter = field(default_factory=Counter)
+    confidence: float = 1.0     # of the code: agreement between readings x the classifier's score
+    alts: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str | None]:
         return self.face, self.tile
 
-    @property
-    def confidence(self) -> float:
-        total = sum(self.votes.values())
-        return 1.0 if not total else self.votes[self.tile] / total
+    def update(self, seen: TileSeen) -> None:
+        self.x, self.y = seen.x, seen.y
+        self.face, self.tile, self.alts = seen.face, seen.tile, seen.alts
+        self.confidence = seen.agree * (seen.tile_score if seen.tile_score is not None else seen.score)
 
 
 def _dist(a: Sequence, b: Sequence) -> np.ndarray:
@@ -88,12 +91,40 @@ def match(a: Sequence, b: Sequence, max_dist: float, method: str = "greedy") -> 
     return pairs
 
 
-def same_reading(a: Sequence[TileSeen], b: Sequence[TileSeen], max_dist: float, method: str = "greedy") -> bool:
-    """Two readings agree: every tile matched one-to-one within ``max_dist`` with the same face and code."""
-    if len(a) != len(b) or Counter(t.key for t in a) != Counter(t.key for t in b):
+def same_reading(a: Sequence, b: Sequence, max_dist: float, method: str = "greedy", codes: bool = True) -> bool:
+    """Two readings agree: every tile matched one-to-one within ``max_dist`` with the same face (and code, if
+    ``codes``). The reader asks for positions and faces only and votes on codes (:func:`vote`): one tile whose
+    code flickers between two frames must not keep a whole region from ever settling."""
+    def k(t) -> tuple:
+        return t.key if codes else (t.face,)
+
+    if len(a) != len(b) or Counter(k(t) for t in a) != Counter(k(t) for t in b):
         return False
     pairs = match(a, b, max_dist, method)
-    return len(pairs) == len(a) and all(a[i].key == b[j].key for i, j in pairs)
+    return len(pairs) == len(a) and all(k(a[i]) == k(b[j]) for i, j in pairs)
+
+
+def vote(readings: Sequence[Sequence[TileSeen]], max_dist: float, method: str = "greedy") -> list[TileSeen]:
+    """The last reading with each face-up tile's code decided by a score-weighted vote over all the readings
+    (matched by position); ``agree`` = the share of readings that named the winning code."""
+    last = readings[-1]
+    partners = [(other, {j: i for i, j in match(other, last, max_dist, method)}) for other in readings[:-1]]
+    out = []
+    for j, seen in enumerate(last):
+        if seen.face != "up":
+            out.append(seen)
+            continue
+        named: dict[str | None, list[float]] = {seen.tile: [seen.tile_score or seen.score]}
+        for other, of_last in partners:
+            if j in of_last:
+                t = other[of_last[j]]
+                named.setdefault(t.tile, []).append(t.tile_score or t.score)
+        ranked = sorted(named, key=lambda c: sum(named[c]), reverse=True)
+        code = ranked[0]
+        scores = named[code]
+        out.append(TileSeen(seen.x, seen.y, seen.face, code, seen.score, sum(scores) / len(scores),
+                            len(scores) / len(readings), tuple(c for c in ranked[:3] if c)))
+    return out
 
 
 @dataclass
@@ -118,25 +149,29 @@ class RegionTracks:
         self._next_id = 0
 
     def commit(self, reading: Sequence[TileSeen]) -> Diff:
+        """Merge a stable reading. A tile whose code changed counts as recoded only when every reading agreed
+        on the new code (``TileSeen.agree``): a Joker exchanged or a tile covered by another is certain; a
+        classifier wavering between two codes is not news."""
         pairs = match(self.tracks, reading, self.max_dist, self.method)
         diff = Diff()
         matched_t = {i for i, _ in pairs}
         matched_r = {j for _, j in pairs}
         for i, j in pairs:
             tr, seen = self.tracks[i], reading[j]
-            tr.x, tr.y = seen.x, seen.y
-            if seen.key != (tr.face, tr.tile):
-                old = tr.tile
-                tr.face, tr.tile, tr.votes = seen.face, seen.tile, Counter()
-                diff.recoded.append((old, tr))
-            tr.votes[seen.tile] += seen.tile_score if seen.tile_score is not None else seen.score
+            if seen.face == tr.face and seen.tile != tr.tile and seen.agree < 1.0:
+                tr.x, tr.y = seen.x, seen.y          # not sure of the new code: keep the old one
+                continue
+            old = tr.key
+            tr.update(seen)
+            if tr.key != old:
+                diff.recoded.append((old[1], tr))
         diff.removed = [t for i, t in enumerate(self.tracks) if i not in matched_t]
         kept = [t for i, t in enumerate(self.tracks) if i in matched_t]
         for j, seen in enumerate(reading):
             if j in matched_r:
                 continue
             tr = Track(self._next_id, seen.x, seen.y, seen.face, seen.tile)
-            tr.votes[seen.tile] += seen.tile_score if seen.tile_score is not None else seen.score
+            tr.update(seen)
             self._next_id += 1
             kept.append(tr)
             diff.added.append(tr)
