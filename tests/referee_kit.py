@@ -27,8 +27,10 @@ def profile(name: str = "nmjl") -> ScoringProfile:
 class Table:
     """A referee plus a clock: ``table("discard", seat=0, tile="3B")`` applies one event and returns rulings."""
 
-    def __init__(self, profile_name: str = "nmjl", players: int = 4, card_: Card | None = None) -> None:
-        self.ref = Referee(card_ or card(), profile(profile_name), players)
+    def __init__(self, rules: str | ScoringProfile = "nmjl", players: int = 4, card_: Card | None = None) -> None:
+        """``rules``: a built-in profile's name or a parsed profile."""
+        rules = profile(rules) if isinstance(rules, str) else rules
+        self.ref = Referee(card_ or card(), rules, players)
         self.t = 0.0
         self.rulings: list[Ruling] = []
 

@@ -3,6 +3,8 @@
 from referee_kit import EVENS, PAIRS, WINDS, Table, kinds, only, payments
 
 from engine.card import parse_card
+from engine.referee import parse_profile
+from engine.referee.profile import PROFILES_DIR
 
 
 def test_mahjong_on_discard_verified_and_discarder_pays_double():
@@ -88,6 +90,18 @@ def test_singles_and_pairs_no_jokerless_bonus():
     v = only(out, "mahjong_verified")
     assert v.data["value"] == 50 and v.data["singles_and_pairs"] and not v.data["jokerless"]
     assert payments(out) == {0: -100, 1: -50, 2: -50, 3: 200}
+
+
+def test_singles_and_pairs_jokerless_bonus_when_the_profile_grants_it():
+    text = (PROFILES_DIR / "nmjl.toml").read_text(encoding="utf-8")
+    rule = "jokerless_in_singles_and_pairs = "
+    club = parse_profile(text.replace(rule + "false", rule + "true"), "club.toml")
+    g = Table(club)
+    g.start()
+    g.turn(0, "7B")
+    g("claim", seat=3, purpose="mahjong")
+    out = g("mahjong_declared", seat=3, tiles=PAIRS)
+    assert payments(out) == {0: -200, 1: -100, 2: -100, 3: 400}  # the club's table rule doubles it
 
 
 def test_mahjong_in_error_kills_declarer_and_play_goes_on():

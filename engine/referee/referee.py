@@ -668,7 +668,9 @@ class Referee(CharlestonRules, GameEnding):
         # Tournament discard penalties look at the exposures the discarder saw, not one made with the winning tile.
         seen_exposures = st.exposures if won_on is None else st.exposures[:self.exposed_before_claim]
         win = Win(winner=e.seat, value=value, discarder=None if self_picked or won_on is None else won_on.discarder,
-                  jokerless=bool(verdict.jokerless), singles_and_pairs=bool(verdict.singles_and_pairs),
+                  # A Singles and Pairs hand holds no joker: whether that earns the bonus is the profile's call.
+                  jokerless=bool(verdict.jokerless or verdict.singles_and_pairs),
+                  singles_and_pairs=bool(verdict.singles_and_pairs),
                   pays_for_table=pays_for_table, exposures=len(seen_exposures),
                   quint_exposed=any(len(x) >= 5 for x in seen_exposures), misnamed=misnamed)
         out = [Ruling("mahjong_verified", e.t, e.seat, data)]
