@@ -239,7 +239,9 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     videos = ensure_games(args.out, args.games, args.turns, (640, 360))
-    big = ensure_games(args.out, 1, args.turns, (1280, 720), first_seed=900)[0]
+    big = None
+    if "throughput" in parts or args.generate_only:
+        big = ensure_games(args.out, 1, args.turns, (1280, 720), first_seed=900)[0]
     if args.generate_only:
         return 0
     results: dict = {"games": len(videos), "turns": args.turns}
