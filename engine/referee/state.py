@@ -48,10 +48,6 @@ class SeatState:
         return replace(self, exposures=[list(e) for e in self.exposures], exposure_tiles=list(self.exposure_tiles),
                        discards=list(self.discards))
 
-    @property
-    def exposed_count(self) -> int:
-        return sum(len(e) for e in self.exposures)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "tiles": self.total, "concealed": self.concealed, "exposures": [list(e) for e in self.exposures],
