@@ -74,9 +74,11 @@ def load_model(spec: str | None):
 
 
 def accuracy(videos: list[Path], detector_for) -> dict:
+    from tqdm import tqdm
+
     total = Score()
     frames = 0
-    for v in videos:
+    for v in tqdm(videos, desc="reading", unit="game"):
         res = read_frames(video_frames(v), detector_for(v))
         frames += len(res.frame_ms)
         truth = [e.to_json() for e in read_log(v.with_suffix(".truth.jsonl"))]
@@ -127,8 +129,10 @@ def memory(video: Path, hours: float) -> dict:
                 samples.append((i / fps / 60, rss_mb()))
             yield clip[i % n], i, i / fps
 
+    from tqdm import tqdm
+
     t0 = time.perf_counter()
-    read_frames(frames(), Looped())
+    read_frames(tqdm(frames(), total=total, desc="long recording", unit="frame", mininterval=5), Looped())
     samples.append((total / fps / 60, rss_mb()))
     after_first = [m for t, m in samples if t >= 10]
     return {"table_hours": hours, "frames": total, "wall_s": time.perf_counter() - t0,
