@@ -283,3 +283,14 @@ def test_exposure_of_more_naturals_than_a_set_holds_is_invalid():
     g.turn(0, "8B")
     out = g.expose(1, ["8B"] * 5)  # five natural 8 Bams: a misread, no set has them
     assert only(out, "dead_hand").data["reason"] == "invalid exposure: 5 x 8B, but a set holds 4"
+
+
+def test_a_pick_after_a_call_that_ends_the_game_leaves_no_call_to_settle():
+    g = Table(players=3)
+    g.start()
+    g.turn(0, "N")
+    g("pick", seat=2)  # out of turn: dead
+    g.turn(1, "5D")
+    g("claim", seat=0, purpose="exposure")
+    out = g("pick", seat=0, end="wrong_end")  # the caller then picks, from the wrong end: dead, one player left
+    assert "rejected" not in kinds(out) and only(out, "last_survivor").seat == 1

@@ -164,7 +164,9 @@ class Referee(CharlestonRules, GameEnding):
             out = handler(e)
         elif isinstance(e, ev.Pick) and seat == self.turn and self.phase is Phase.WAIT_PICK:
             # A pick after a call: the call came first, so the picked tile goes straight back to the wall.
-            out = handler(e) + self._resolve_claims(e.t)
+            out = handler(e)
+            if self.window is not None:  # (unless that pick ended the game)
+                out += self._resolve_claims(e.t)
         elif seat == self.picked_pending and isinstance(e, ev.Rack | ev.Discard | ev.JokerExchange
                                                         | ev.JokerExchangeAnnounced):
             raise Rejected("a call for the live discard came first: the picked tile goes back to the wall")
