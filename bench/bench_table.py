@@ -3,8 +3,9 @@
     python bench/bench_table.py [--games 20] [--turns 3] [--out runs/bench_table] [--json FILE]
                                 [--model PATH|none] [--memory-hours 2] [--skip-throughput]
 
-1. Generates (once; cached under --out) ``--games`` short seeded games at 640x360 with every disturbance the
-   generator knows (resting arms, a camera bump, a light change, dropped frames).
+1. Generates (once; cached under --out) ``--games`` short seeded games at 640x360 from the referee's scripted
+   games, plus ``--own-games`` from the own script (calls made after the next player picked), with every
+   disturbance the generator knows (resting arms, a camera bump, a light change, dropped frames).
 2. Reads each with the ORACLE detector (the renderer's true boxes: reading errors only) and, when a tile model is
    in models/, ``--model-games`` games at 1280x720 with the oracle and the real model (reading + model errors;
    at 640x360 a tile is ~8 px wide, too small for any model); precision/recall per event type against the truth,
@@ -26,6 +27,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -43,15 +45,16 @@ from vision.scoring import Score, score  # noqa: E402
 from vision.tracker import TileSeen, match  # noqa: E402
 
 
-def ensure_games(out: Path, n: int, turns: int, size: tuple[int, int], first_seed: int = 100) -> list[Path]:
+def ensure_games(out: Path, seeds: Sequence[int], turns: int, size: tuple[int, int], own: bool = False
+                 ) -> list[Path]:
+    """Generate (once) and list the games; ``own``: the own script, whose calls come after the next pick."""
     from tqdm import tqdm
 
     videos = []
-    for k in tqdm(range(n), desc=f"games {size[0]}x{size[1]}", unit="game"):
-        seed = first_seed + k
-        base = out / f"game{seed:04d}_{size[0]}x{size[1]}"
+    for seed in tqdm(seeds, desc=f"games {size[0]}x{size[1]}", unit="game"):
+        base = out / f"{'own' if own else 'game'}{seed:04d}_{size[0]}x{size[1]}"
         if not base.with_suffix(".truth.jsonl").exists():
-            generate_game(base, seed, turns=turns, size=size, progress=False)
+            generate_game(base, seed, turns=turns, size=size, progress=False, own=own)
         videos.append(base.with_suffix(".mp4"))
     return videos
 
@@ -227,6 +230,8 @@ def referee_latency(videos: list[Path], detector_for) -> dict:
 
 
 PARTS = ("tracker", "accuracy", "latency", "throughput", "memory")
+#: Own-script seeds whose few turns include a call made after the next player picked (and a joker exchange).
+OWN_SEEDS = (203, 208)
 
 
 def main() -> int:
@@ -236,6 +241,8 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=ROOT / "runs" / "bench_table")
     p.add_argument("--model", default=None, help="tile model path; 'none' to skip the real model")
     p.add_argument("--memory-hours", type=float, default=2.0)
+    p.add_argument("--own-games", type=int, default=len(OWN_SEEDS),
+                   help="extra games from the own script (calls after a pick)")
     p.add_argument("--model-games", type=int, default=5,
                    help="1280x720 games for the real model (at 640x360 a tile is ~8 px: no model reads that)")
     p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
@@ -245,10 +252,11 @@ def main() -> int:
     parts = set(args.parts.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
 
-    videos = ensure_games(args.out, args.games, args.turns, (640, 360))
+    videos = ensure_games(args.out, range(100, 100 + args.games), args.turns, (640, 360))
+    videos += ensure_games(args.out, OWN_SEEDS[:args.own_games], args.turns, (640, 360), own=True)
     hd: list[Path] = []
     if parts & {"throughput", "accuracy"} or args.generate_only:
-        hd = ensure_games(args.out, max(1, args.model_games), args.turns, (1280, 720), first_seed=900)
+        hd = ensure_games(args.out, range(900, 900 + max(1, args.model_games)), args.turns, (1280, 720))
     big = hd[0] if hd else None
     if args.generate_only:
         return 0

@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--turns", type=int, default=6, help="discards before the Mah Jongg")
     g.add_argument("--size", default="640x360", help="WIDTHxHEIGHT (default 640x360)")
     g.add_argument("--no-disturb", action="store_true", help="no resting arms, bump, light change, dropped frames")
+    g.add_argument("--own-script", action="store_true",
+                   help="the small own game script (has calls made after the next player picked) instead of the "
+                        "referee's scripted games")
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=run_generate)
 
@@ -64,7 +67,7 @@ def run_generate(args: argparse.Namespace) -> int:
         seed = args.seed + k
         out = args.out / f"game{seed:04d}"
         meta = generate_game(out, seed, turns=args.turns, size=(w, h), disturb=not args.no_disturb,
-                             progress=not args.json)
+                             progress=not args.json, own=args.own_script)
         if args.json:
             print(json.dumps({"video": str(out.with_suffix(".mp4")), "frames": len(meta["frames"]), "seed": seed}))
         else:
