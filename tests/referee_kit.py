@@ -81,6 +81,19 @@ def joker_on_wests_rack() -> Table:
     return g
 
 
+def south_calls_twice(first: str, second: str, rules: str = "mahjcon") -> Table:
+    """East throws ``first``; South (1) calls it, exposes a pung and throws 1 Dot; West throws ``second`` and South
+    calls and exposes a pung of it too. South holds two exposures and must now discard (or declare)."""
+    g = Table(rules)
+    g.start()
+    g.turn(0, first)
+    g.expose(1, [first] * 3)
+    g.turn(1, "1D")
+    g.turn(2, second)
+    g.expose(1, [second] * 3)
+    return g
+
+
 def kinds(rulings: list[Ruling]) -> list[str]:
     return [r.kind for r in rulings]
 

@@ -1,6 +1,6 @@
 """Mah Jongg, errors, special hands, dead hands, misnamed discards, wall games, rotation, Charleston, corrections."""
 
-from referee_kit import EVENS, PAIRS, WINDS, Table, kinds, only, payments
+from referee_kit import EVENS, PAIRS, WINDS, Table, kinds, only, payments, south_calls_twice
 
 from engine.card import parse_card
 from engine.referee import parse_profile
@@ -128,13 +128,7 @@ def test_mahjong_in_error_mahjcon_retract_with_at_most_one_exposure():
     assert only(out, "mahjong_in_error").data["retracted"] is True
     assert g.ref.seats[1].out is None
     assert only(g("discard", seat=1, tile="9D", named="9D"), "turn").seat == 2  # she plays on
-    g2 = Table("mahjcon")
-    g2.start()
-    g2.turn(0, "3B")
-    g2.expose(1, ["3B", "3B", "3B"])
-    g2.turn(1, "N")
-    g2.turn(2, "5C")
-    g2.expose(1, ["5C", "5C", "5C"])
+    g2 = south_calls_twice("3B", "5C")
     out = g2("mahjong_declared", seat=1, tiles=["1B"] * 8)
     assert only(out, "mahjong_in_error").data["retracted"] is False  # two exposures: no retraction
 

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from referee_kit import EVENS, WINDS, Table, kinds, only, payments, profile
+from referee_kit import EVENS, WINDS, Table, kinds, only, payments, profile, south_calls_twice
 
 from assistant.cli import main
 from engine.referee import ProfileError, parse_profile
@@ -157,21 +157,9 @@ def test_mahjcon_points_self_pick_and_jokerless_bonus():
     assert payments(out) == {0: 0, 1: 25 + 10 + 20, 2: 0, 3: 0}
 
 
-def _south_exposes_north_and_east_winds() -> Table:
-    """A MahjCon game in which South (1) has called and exposed a pung of North and one of East: two exposures."""
-    g = Table("mahjcon")
-    g.start()
-    g.turn(0, "N")
-    g.expose(1, ["N", "N", "N"])
-    g.turn(1, "1D")
-    g.turn(2, "E")
-    g.expose(1, ["E", "E", "E"])
-    g.turn(1, "2D")
-    return g
-
-
 def test_mahjcon_discard_into_two_exposures_penalty():
-    g = _south_exposes_north_and_east_winds()
+    g = south_calls_twice("N", "E")
+    g.turn(1, "2D")
     g.turn(2, "S")
     g("claim", seat=1, purpose="mahjong")
     out = g("mahjong_declared", seat=1, tiles=WINDS)
@@ -279,7 +267,8 @@ def test_pay_command_text_and_bad_profile(capsys, tmp_path):
 
 
 def test_mahjcon_penalty_counts_exposures_before_the_winning_tile():
-    g = _south_exposes_north_and_east_winds()
+    g = south_calls_twice("N", "E")
+    g.turn(1, "2D")
     g.turn(2, "W")
     g.expose(1, ["W", "W", "W"])  # the winning tile makes a third exposure, but the discarder saw two
     out = g("mahjong_declared", seat=1, tiles=WINDS)
@@ -307,13 +296,7 @@ def test_mahjcon_discard_penalties_only_for_a_discarder():
 
 
 def test_mahjcon_all_three_expose_after_mahjong_in_error_all_score_zero():
-    g = Table("mahjcon")
-    g.start()
-    g.turn(0, "3B")
-    g.expose(1, ["3B", "3B", "3B"])
-    g.turn(1, "N")
-    g.turn(2, "5C")
-    g.expose(1, ["5C", "5C", "5C"])
+    g = south_calls_twice("3B", "5C")
     err = g("mahjong_declared", seat=1, tiles=["1B"] * 8)  # two exposures: no retraction, South is out
     assert only(err, "mahjong_in_error").data["retracted"] is False
     g("throw_in", seat=0)
