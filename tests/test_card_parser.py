@@ -55,6 +55,8 @@ def test_several_errors_in_one_file_all_reported_in_order():
     ("NNNN EEEE WWWW SS X25 X30", 23, "a line has one value"),
     ("NNNN EEEE WWWW SS C0", 20, "a hand's value must be at least 1"),
     ("shift any NNNN EEEE WWWW SS X25", 1, "shift must come after the X<value>"),
+    ("X25 NNNN EEEE WWWW SS", 1, "the X<value> or C<value> comes after the tile groups"),  # once, not per group
+    ('11 22 33 44 55 66 77 C50 "n" shift 0,1', 30, "shift must come before the note"),
     ("FF FF FF FF F NNNNN X25", 1, "impossible hand: needs 9 x F but the set holds 8 and jokers may stand for only 0"),
     ("11 11 11 NNNN NNNN X25", 1, "impossible hand: needs 6 x 1B but the set holds 4 and jokers may stand for only 0"),
     ("111111 111111 11 X25", 1, "impossible hand: needs at least 10 jokers but the set holds 8"),

@@ -157,10 +157,12 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
             else:
                 note, stage = tok.text, "note"
             continue
-        if stage == "note":
+        if stage == "note" and tok.text != "shift":
             reader.error(tok.col, f"unexpected {tok.text!r} after the note")
             continue
         if tok.text == "shift":
+            if stage == "note":  # one error for the misplaced shift; its amounts are still checked
+                reader.error(tok.col, "shift must come before the note")
             if value is None:
                 reader.error(tok.col, "shift must come after the X<value> or C<value>")
                 return None
@@ -173,7 +175,10 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
             continue
         if tok.text[0] in "XC":
             value = _value(tok, reader, value)
-            stage = "value"
+            if slots or unreadable:
+                stage = "value"
+            else:  # written first: say so once and read the groups that follow as groups
+                reader.error(tok.col, "the X<value> or C<value> comes after the tile groups")
             continue
         if stage == "value":
             reader.error(tok.col, f"unexpected {tok.text!r} after the value (groups come first)")
