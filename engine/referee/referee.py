@@ -157,6 +157,8 @@ class Referee(CharlestonRules, GameEnding):
         self.__dict__.update(saved)
 
     def _dispatch(self, e: ev.Event) -> list[Ruling]:
+        """Apply one checked event. Calls on the live discard wait and are settled together by the next event
+        that is not a call, because priority (Mah Jongg first, then the next in turn) is not first come."""
         self._check_common(e)
         handler = getattr(self, f"_on_{ev.type_name(e)}")
         w, seat = self.window, getattr(e, "seat", None)
