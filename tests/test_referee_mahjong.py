@@ -486,3 +486,15 @@ def test_last_discard_can_still_be_called_when_the_wall_runs_out():
     assert "last discard was called" in only(g("wall_exhausted"), "rejected").data["reason"]
     out = g("mahjong_declared", seat=3, tiles=EVENS)
     assert only(out, "mahjong_verified").data["discarder"] == 1 and "wall_game" not in kinds(g.rulings)
+
+
+def test_a_tile_misnamed_as_joker_cannot_be_won_on_as_a_joker():
+    g = Table()
+    g.start()
+    g("discard", seat=0, tile="3B", named="J")  # a 3 Bam thrown as "Joker"
+    g("claim", seat=2, purpose="mahjong")
+    hand = list(EVENS)
+    hand[hand.index("8B")] = "3B"  # as a joker the tile would fill the kong of 8s: discarded jokers are dead
+    out = g("mahjong_declared", seat=2, tiles=hand)
+    assert only(out, "claim_awarded").data["tile"] == "3B" and "mahjong_verified" not in kinds(out)
+    assert only(out, "mahjong_in_error").seat == 2

@@ -462,7 +462,7 @@ class Referee(CharlestonRules, GameEnding):
             raise Rejected("a player cannot claim their own discard")
         if self.seats[e.seat].out is not None:
             raise Rejected("this player is out of the game")
-        if w.tile == JOKER and not (e.purpose == "mahjong" and w.misnamed):
+        if w.tile == JOKER and not (e.purpose == "mahjong" and w.wins_as_named):
             raise Rejected("discarded jokers are dead")
         if self.picked_pending == e.seat:
             raise Rejected("this player already picked from the wall")
@@ -500,7 +500,7 @@ class Referee(CharlestonRules, GameEnding):
         self.exposed_before_claim = len(self.seats[winner].exposures)
         self.turn, self.phase, self.turn_source, self.exchanged = winner, Phase.CLAIMED, "claim", False
         self.last_rack = None
-        tile = w.named if purpose == "mahjong" and w.misnamed else w.tile
+        tile = w.named if purpose == "mahjong" and w.wins_as_named else w.tile
         out.append(Ruling("claim_awarded", t, winner, {"seat": winner, "purpose": purpose, "tile": tile}))
         out.append(Ruling("turn", t, winner, {"seat": winner}))
         return out
@@ -647,7 +647,7 @@ class Referee(CharlestonRules, GameEnding):
         pays_for_table = None
         misnamed = False
         joker_thrown = won_on is not None and won_on.tile == JOKER  # dead as a joker: only its spoken name wins
-        if ((joker_thrown or not verdict.mahjong) and won_on is not None and won_on.misnamed
+        if ((joker_thrown or not verdict.mahjong) and won_on is not None and won_on.wins_as_named
                 and won_on.tile in concealed):
             swapped = list(concealed)
             swapped[swapped.index(won_on.tile)] = won_on.named  # type: ignore[assignment]

@@ -74,6 +74,12 @@ class Window:
     def misnamed(self) -> bool:
         return self.named is not None and self.named != self.tile
 
+    @property
+    def wins_as_named(self) -> bool:
+        """A Mah Jongg may be won on the spoken name of a misnamed discard, unless that name is "Joker": a
+        discarded joker is dead, named or not."""
+        return self.misnamed and self.named != "J"
+
 
 @dataclass
 class Award:
