@@ -4,8 +4,8 @@ Vision reports physical facts; the referee needs table events. Most map one to o
 
 * A player cannot be heard by the camera, so a *claim* is inferred when a seat other than the discarder puts an
   exposure on its rack top while a discard is live (that only happens after a call), and a Mah Jongg claim when
-  the live discard goes into the hand of anyone but the player who just picked. A claim made by a button or the
-  keyboard first is not duplicated.
+  the live discard goes into the hand of a player out of turn. A claim made by a button or the keyboard first is
+  not duplicated. A rack by the player in turn with no pick seen supplies the missed pick.
 * A hand laid face up is a Mah Jongg declaration; the referee itself decides whether it was self-picked or a
   call on the live discard, so ``self_picked`` only says what the table looked like (the turn holder had picked).
 * Camera trouble, tile-count mismatches and the reader's own questions are not game events: they become
@@ -64,10 +64,13 @@ def convert(obs: Any, referee: Any) -> list[rev.Event | Notice]:
         return [rev.Pick(t, seat)]
     if kind == "racked":
         phase = getattr(getattr(referee, "phase", None), "value", "")
-        if window is not None and seat != window.discarder and not (seat == turn and phase == "picked") \
-                and seat not in window.claims:
-            # The live discard went into someone's hand: only a Mah Jongg call takes it there (a tile called
-            # for an exposure goes face up on the rack top).
+        if seat == turn and phase == "wait_pick":
+            # The player whose turn it is racked without a pick being seen: the pick was missed (an arm over
+            # the wall), which is far likelier than a call, so the pick is supplied.
+            return [rev.Pick(t, seat), rev.Rack(t, seat)]
+        if window is not None and seat not in (window.discarder, turn) and seat not in window.claims:
+            # The live discard went into the hand of someone out of turn: only a Mah Jongg call takes it there
+            # (a tile called for an exposure goes face up on the rack top).
             return [rev.Claim(t, seat, "mahjong")]
         return [rev.Rack(t, seat)]
     if kind == "exposure_placed":

@@ -108,6 +108,14 @@ def test_a_discard_taken_into_the_hand_is_a_mahjong_call():
     assert [(r.kind, r.seat, r.data.get("purpose")) for r in a.rulings[-1:]] == [("claim_pending", 3, "mahjong")]
 
 
+def test_a_rack_without_a_seen_pick_supplies_the_pick():
+    a, _ = make()
+    a.start_game(0.0)
+    a.observe(game_observations()[:1])  # East's 3C is live; South's pick is hidden by an arm
+    a.observe([ve.Racked(2.5, 75, 0.9, seat=1)])
+    assert [r.kind for r in a.rulings[-2:]] == ["picked", "window_closed"]
+
+
 def test_camera_trouble_becomes_a_help_notice():
     a, _ = make(display=FakeDisplay())
     a.start_game(0.0)
