@@ -294,3 +294,13 @@ def test_a_pick_after_a_call_that_ends_the_game_leaves_no_call_to_settle():
     g("claim", seat=0, purpose="exposure")
     out = g("pick", seat=0, end="wrong_end")  # the caller then picks, from the wrong end: dead, one player left
     assert "rejected" not in kinds(out) and only(out, "last_survivor").seat == 1
+
+
+def test_joker_exchange_only_once_the_claimed_tile_is_exposed():
+    g = joker_on_wests_rack()
+    g.turn(3, "5C")
+    g("claim", seat=0, purpose="exposure")  # East calls 5 Crak: her 14th tile is in only once it is exposed
+    early = g("joker_exchange", seat=0, from_seat=2, exposure_index=0, tile="3B")
+    assert "complete the exposure" in only(early, "rejected").data["reason"]
+    g("exposure", seat=0, tiles=["5C", "5C", "5C"])
+    assert only(g("joker_exchange", seat=0, from_seat=2, exposure_index=0, tile="3B"), "joker_exchanged")
