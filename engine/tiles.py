@@ -97,6 +97,7 @@ _SUIT_WORDS = {
 }
 _WORD_TILES = {
     "n": "N", "north": "N", "e": "E", "east": "E", "w": "W", "west": "W", "s": "S", "south": "S",
+    "north wind": "N", "east wind": "E", "west wind": "W", "south wind": "S",
     "rd": "RD", "red": "RD", "red dragon": "RD", "r": "RD",
     "gd": "GD", "green": "GD", "green dragon": "GD", "g": "GD",
     "wd": "WD", "white": "WD", "white dragon": "WD", "soap": "WD", "0": "WD", "zero": "WD",

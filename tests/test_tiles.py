@@ -24,6 +24,7 @@ def test_set_has_152_tiles_in_36_kinds():
 @pytest.mark.parametrize("text,code", [
     ("3B", "3B"), ("3 bam", "3B"), ("three bams", "3B"), ("7c", "7C"), ("1 dot", "1D"), ("soap", "WD"),
     ("red", "RD"), ("Green Dragon", "GD"), ("flower", "F"), ("joker", "J"), ("N", "N"), ("west", "W"),
+    ("North Wind", "N"),
 ])
 def test_parse_common_spellings(text, code):
     assert parse_tile(text) == code
@@ -39,6 +40,7 @@ def test_spoken_names():
 
 def test_parse_tiles_multiword_and_error_position():
     assert parse_tiles("3 bam 3B, J red dragon") == ["3B", "3B", "J", "RD"]
+    assert parse_tiles("north wind N soap") == ["N", "N", "WD"]
     with pytest.raises(TileError) as err:
         parse_tiles("3B 3B 10B")
     assert err.value.position == 2
