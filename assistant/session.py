@@ -8,6 +8,7 @@ the summary says how to resume.
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from assistant.journal import Journal, header_record, read_journal, referee_from
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
 from assistant.sources import FrameSource
-from assistant.wiring import Options, SetupError, build, card_and_scoring_texts, start_keyboard
+from assistant.wiring import KEY_HELP, Options, SetupError, build, card_and_scoring_texts, start_keyboard
 
 
 @dataclass
@@ -106,8 +107,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             writer = AnnotatedWriter(annotate, source.fps, (w, h))
             stack.callback(writer.close)
             result.annotated = annotate
-        if keyboard:
-            start_keyboard(assistant)
+        if keyboard and start_keyboard(assistant) is not None and sys.stdin.isatty():
+            console.text(KEY_HELP)
         last_ruling: list[Any] = [None]
 
         def on_frame(frame: Any, observations: list) -> None:

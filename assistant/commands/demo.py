@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.open:
         opts.on_display = webbrowser.open
     try:
-        result = watch(profile, opts, source, journal, annotate=args.out / "annotated.mp4", keyboard=False,
+        result = watch(profile, opts, source, journal, annotate=args.out / "annotated.mp4",
                        stop_at_game_over=True, linger=args.linger)
     except SetupError as exc:
         return fail(args, str(exc))
