@@ -70,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
             return fail(args, f"no unfinished journal in {profile.journal_dir}")
     if journal is None:
         journal = profile.journal_dir / time.strftime("game-%Y%m%d-%H%M%S.jsonl")
-    journal.parent.mkdir(parents=True, exist_ok=True)
     try:
         source = FrameSource(spec, fps=None if isinstance(spec, int) else profile.camera.fps, paced=args.paced,
                              width=profile.camera.width, height=profile.camera.height)
+        journal.parent.mkdir(parents=True, exist_ok=True)
         result = watch(profile, options_from(args, profile), source, journal, annotate=args.annotate)
     except (SourceError, SetupError) as exc:
         return fail(args, str(exc))
