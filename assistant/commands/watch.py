@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     if journal is None:
         journal = profile.journal_dir / time.strftime("game-%Y%m%d-%H%M%S.jsonl")
     try:
-        source = FrameSource(spec, fps=None if isinstance(spec, int) else profile.camera.fps, paced=args.paced,
+        is_dir = not isinstance(spec, int) and Path(spec).is_dir()  # a video file knows its own frame rate
+        source = FrameSource(spec, fps=profile.camera.fps if is_dir else None, paced=args.paced,
                              width=profile.camera.width, height=profile.camera.height)
         journal.parent.mkdir(parents=True, exist_ok=True)
         result = watch(profile, options_from(args, profile), source, journal, annotate=args.annotate)
