@@ -97,3 +97,32 @@ def test_display_command_serves_a_journal(tmp_path):
     assert fold(v, records) == 3
     s = v.snapshot()
     assert s["discard"]["name"] == "Soap" and s["turn"] == 0 and s["help"] == "camera bumped"
+
+
+def _lan_address():
+    import socket
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
+        addr = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if addr.startswith("127.") else addr
+
+
+def test_lan_access_needs_the_token():
+    addr = _lan_address()
+    if addr is None:
+        pytest.skip("no non-loopback address on this machine")
+    srv = DisplayServer(host="0.0.0.0", port=0, token="lan-token-123").start()
+    try:
+        base = f"http://{addr}:{srv.port}"
+        assert _call(base + "/api/state")[0] == 403
+        assert _call(base + "/")[0] == 403
+        assert _call(base + "/api/state?token=lan-token-123")[0] == 200
+        assert _call(base + "/api/state", token="lan-token-123")[0] == 200
+    finally:
+        srv.stop()
