@@ -115,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
         primed = prime_journal(journal, args.video)
     except (OSError, ValueError, RuntimeError) as exc:
         return fail(args, f"{args.video}: cannot load the game before the recording: {exc}")
+    if not args.json:
+        joined = f"; it joins a game in progress: {primed} earlier events loaded into the journal" if primed else ""
+        print(f"mahj demo: {args.video.name} with a simulated signal board{joined}. Output in {args.out}/",
+              flush=True)
     opts = options_from(args, profile)
     if args.wav:
         opts.wav_dir = args.out / "speech"
