@@ -30,7 +30,9 @@ _BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
 _REACH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (41, 41))     # ~120 mm around a hand: its fingers and wrist
 _SOLID = np.ones((5, 5), np.uint8)
 MOTION_MEMORY = 10        # frames a pixel counts as "recently moved"
-ARM_REACH_MM = 70.0       # an edge blob reaching further in than the rack slope is an arm
+ARM_REACH_MM = 70.0       # an edge blob reaching further in than the rack slope is an arm ...
+ARM_TILES = 6             # ... and this many tile areas big
+EDGE_PX = int(40 / MM_PER_PX)   # "at the edge": within 40 mm of it
 _SKIN_LO = np.array((0, 138, 80), np.uint8)                           # Y, Cr, Cb
 _SKIN_HI = np.array((255, 180, 130), np.uint8)
 
@@ -59,7 +61,10 @@ class ChangeWatcher:
         self.prev: np.ndarray | None = None
         self.ref_mean: float | None = None
         self.table_ref: np.ndarray | None = None
+        self.skin_ref: np.ndarray | None = None
+        self._prev_skin: np.ndarray | None = None
         self.moving_px = 0                   # pixels of the whole view that changed since the previous frame
+        self.arm_seats: set[int] = set()     # seats an arm is reaching in from (set by ``occluded``)
         self.set_calibration(calibration)
 
     def set_calibration(self, calibration: Calibration) -> None:
@@ -80,6 +85,8 @@ class ChangeWatcher:
         self.ref_mean = None
         self.table_ref = None
         self.motion_hist = np.zeros((self.side, self.side), np.uint8)   # frames since a pixel last moved, down
+        self.skin_ref: np.ndarray | None = None     # skin-coloured pixels of the quiet view (red felt, red tiles)
+        self._prev_skin: np.ndarray | None = None
 
     def topdown(self, frame_bgr: np.ndarray) -> np.ndarray:
         """The coarse top-down gray view of the table (uint8, side x side)."""
@@ -107,6 +114,11 @@ class ChangeWatcher:
         self.views[name].ref = top[y0:y1, x0:x1].copy()
         self.views[name].change = 0
 
+    def set_quiet_view(self, top: np.ndarray, frame_bgr: np.ndarray) -> None:
+        """Take this frame as the quiet-table view that arms and hands are told apart from."""
+        self.table_ref = top
+        self.skin_ref = self.skin(frame_bgr)
+
     def skin(self, frame_bgr: np.ndarray) -> np.ndarray:
         """Skin-coloured pixels (YCrCb box, the classic skin-tone range) in the top-down view, uint8 0/1."""
         small = cv2.resize(frame_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
@@ -115,36 +127,53 @@ class ChangeWatcher:
         return cv2.warpPerspective(mask, warp, (self.side, self.side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                    borderValue=0) // 255
 
-    def occluded(self, top: np.ndarray, min_area_mm2: float, skin: np.ndarray | None = None) -> set[str]:
+    def occluded(self, top: np.ndarray, tile_mm2: float, skin: np.ndarray | None = None) -> set[str]:
         """Regions an arm lies over. Two signs, each enough: (1) an arm reaches in from outside the table, so it
         shows as a large blob of change (against the quiet-table view ``table_ref``) touching the table's edge;
         tiles that came or went never touch the edge in a blob that big; (2) a hand: skin-coloured pixels among
         the changed ones (a dark sleeve over a dark rack can hide the arm itself, never the hand), taken with a
         hand's reach around them. Motion is not needed, so an arm held still, or one sliding along its own
         length (frame-to-frame difference near zero), still freezes the regions."""
+        self.arm_seats: set[int] = set()
         if self.table_ref is None:
             return set()
         diff = (cv2.absdiff(top, self.table_ref) > self.delta).astype(np.uint8)
         diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        hand = self._hand(diff, skin, min_area_mm2) if skin is not None else None
+        hand = None
+        if skin is not None:
+            if self._prev_skin is not None:          # a hand moving over felt of its own brightness
+                self.motion_hist[skin != self._prev_skin] = MOTION_MEMORY
+            self._prev_skin = skin
+            hand = self._hand(diff, skin, tile_mm2)
         # Bridge the stretches where a sleeve happens to match what it covers (grey sleeve over grey tiles):
         # up to ~30 mm, so one arm stays one blob.
         diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _BRIDGE)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(diff, connectivity=8)
-        edge = np.unique(np.concatenate([labels[:2].ravel(), labels[-2:].ravel(), labels[:, :2].ravel(),
-                                         labels[:, -2:].ravel()]))
-        min_px = min_area_mm2 / MM_PER_PX**2
-        arms = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px and self._reach(stats[k]) >= ARM_REACH_MM]
+        e = EDGE_PX        # near the edge, not on it: a dark sleeve over the dark table border shows no change
+        edge = np.unique(np.concatenate([labels[:e].ravel(), labels[-e:].ravel(), labels[:, :e].ravel(),
+                                         labels[:, -e:].ravel()]))
+        tile_px = tile_mm2 / MM_PER_PX**2
+        # An arm trembles; tiles laid on a rack next to the edge (an exposure, a hand shown) lie still. Moving
+        # means a good part of a tile's area moved lately, not a few flickering pixels.
+        counts = np.bincount(labels[self.motion_hist > 0], minlength=n)
+        moving = {k for k in range(1, n) if counts[k] >= tile_px / 2}
+        arms = [k for k in edge if k and k in moving and stats[k, cv2.CC_STAT_AREA] >= ARM_TILES * tile_px
+                and self._reach(stats[k]) >= ARM_REACH_MM]
+        self.arm_seats = set().union(*(self._sides(stats[k]) for k in arms)) if arms else set()
         if not arms and hand is None:
             return set()
         mask = np.isin(labels, arms) if arms else np.zeros(diff.shape, bool)
         if hand is not None:
             mask |= cv2.dilate(hand, _REACH) > 0
-            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= min_px / 12]
-            if entries:
-                entry = labels == max(entries, key=lambda j: stats[j, cv2.CC_STAT_AREA])
+            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= tile_px / 2]
+            if entries:            # where the arm came in: the edge blob that moved most (a sleeve moves)
+                k = max(entries, key=lambda j: (counts[j], stats[j, cv2.CC_STAT_AREA]))
+                entry = labels == k
+                self.arm_seats |= self._sides(stats[k])
             else:                                   # nothing shows where it came in: the nearest edge
                 entry = _nearest_edge(hand)
+                ys, xs = np.nonzero(entry)
+                self.arm_seats |= self._sides(np.array([xs[0], ys[0], 1, 1]))
             mask |= _sleeve(hand, entry)
         hit = set()
         for name, v in self.views.items():
@@ -153,16 +182,28 @@ class ChangeWatcher:
                 hit.add(name)
         return hit
 
-    def _hand(self, diff: np.ndarray, skin: np.ndarray, min_area_mm2: float) -> np.ndarray | None:
-        """Changed pixels forming a hand: one solid skin-coloured blob of at least a quarter of ``min_area_mm2``
-        that moved within the last ``MOTION_MEMORY`` frames. Red tile art (craks, red dragons) is skin-coloured
+    def _hand(self, diff: np.ndarray, skin: np.ndarray, tile_mm2: float) -> np.ndarray | None:
+        """Changed pixels forming a hand: one solid skin-coloured blob of at least 1.5 tile areas, half a tile of
+        which moved within the last ``MOTION_MEMORY`` frames. Red tile art (craks, red dragons) is skin-coloured
         too but comes as thin strokes between ivory, which an opening of 15 mm removes; the sides of a red set's
         tiles are solid but never tremble the way a resting hand does."""
-        solid = cv2.morphologyEx(diff & skin, cv2.MORPH_OPEN, _SOLID)
+        fresh = skin if self.skin_ref is None else skin & (1 - self.skin_ref)
+        # Skin that changed in gray, or skin where the quiet view had none: on a dim table a hand can have the
+        # felt's brightness and show only in colour.
+        solid = cv2.morphologyEx((diff | fresh) & skin, cv2.MORPH_OPEN, _SOLID)
         k, lab, st, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
-        moving = set(np.unique(lab[self.motion_hist > 0]))
-        big = [j for j in range(1, k) if st[j, cv2.CC_STAT_AREA] * MM_PER_PX**2 >= min_area_mm2 / 4 and j in moving]
+        moved = np.bincount(lab[self.motion_hist > 0], minlength=k)
+        big = [j for j in range(1, k) if st[j, cv2.CC_STAT_AREA] * MM_PER_PX**2 >= 1.5 * tile_mm2
+               and moved[j] * MM_PER_PX**2 >= tile_mm2 / 2]
         return np.isin(lab, big).astype(np.uint8) if big else None
+
+    def _sides(self, st: np.ndarray) -> set[int]:
+        """The seats whose table edge a blob touches (East y = max, South x = max, West y = 0, North x = 0):
+        where an arm comes in from is whose arm it is."""
+        x, y, w, h = (int(v) for v in st[:4])
+        n = self.side
+        touched = {0: y + h > n - EDGE_PX, 1: x + w > n - EDGE_PX, 2: y < EDGE_PX, 3: x < EDGE_PX}
+        return {seat for seat, hit in touched.items() if hit}
 
     def _reach(self, st: np.ndarray) -> float:
         """How far (mm) a blob touching the table edge reaches in from it. A row of standing tiles taken off a
@@ -170,13 +211,13 @@ class ChangeWatcher:
         x, y, w, h = (int(v) for v in st[:4])
         n = self.side
         reach = 0
-        if y <= 1:
+        if y < EDGE_PX:
             reach = max(reach, y + h)
-        if y + h >= n - 1:
+        if y + h > n - EDGE_PX:
             reach = max(reach, n - y)
-        if x <= 1:
+        if x < EDGE_PX:
             reach = max(reach, x + w)
-        if x + w >= n - 1:
+        if x + w > n - EDGE_PX:
             reach = max(reach, n - x)
         return reach * MM_PER_PX
 

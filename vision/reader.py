@@ -45,7 +45,6 @@ MOTION_BUSY = 0.15        # tile areas of a region's pixels moving frame to fram
 CHANGE_DIRTY = 0.25       # tile areas differing from the reference that call for a re-read
 BUMP_PX = 3.0             # marker displacement (image px) that counts as a bumped camera
 DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to read
-ARM_TILES = 6             # a blob touching the table edge this many tile areas big is an arm
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
 
@@ -107,7 +106,7 @@ class TableReader:
             for name, v in self.watch.views.items()
         }
         self.turn: int | None = None
-        self.arm_seen: dict[int, float] = {}          # seat -> last time an arm crossed that seat's rack
+        self.arm_seen: dict[int, float] = {}          # seat -> last time an arm reached in from that seat's edge
         self.last_index: int | None = None
         self.disturbed_since: int | None = None
         self._still_since = 0
@@ -162,11 +161,11 @@ class TableReader:
             for r in to_read:
                 out += self._take_reading(r, readings[r.name], top, frame, frame_index, t, exp)
         out += self._count_check(exp, frame_index, t)
-        self._refresh_quiet_view(top, frame_index)
+        self._refresh_quiet_view(top, frame, frame_index)
         self.last_index = frame_index
         return out
 
-    def _refresh_quiet_view(self, top: np.ndarray, idx: int) -> None:
+    def _refresh_quiet_view(self, top: np.ndarray, frame: np.ndarray, idx: int) -> None:
         """The quiet-table view (what arms are told apart from) follows the table when it is still and read.
         Still for ``stale_frames`` with reads pending means the view itself is stale (it was taken with an arm
         in it) or an object lies still at the edge: take the view anyway, and let the regions that were
@@ -174,10 +173,11 @@ class TableReader:
         still = idx - self._last_motion_any
         pending = any(r.needs_read for r in self.regions.values())
         if still >= self.quiet_frames and (not pending or self.watch.table_ref is None):
-            self.watch.table_ref = top
+            if self.watch.table_ref is None or idx % self.quiet_frames == 0:    # the skin mask costs ~2 ms
+                self.watch.set_quiet_view(top, frame)
             self._under_arm = set()
         elif still >= self.stale_frames and self.watch.table_ref is not None:
-            self.watch.table_ref = top
+            self.watch.set_quiet_view(top, frame)
             for name in self._under_arm:
                 self.regions[name].silent = True
             self._under_arm = set()
@@ -351,20 +351,21 @@ class TableReader:
         if self.watch.moving_px > MOVING_PX:
             self._last_motion_any = idx
         if self.watch.table_ref is None and self._retake_quiet:
-            self.watch.table_ref, self._retake_quiet = top, False
+            self.watch.set_quiet_view(top, frame)
+            self._retake_quiet = False
         if self.watch.table_ref is None:          # no quiet view of the table yet: cannot tell arms apart
             return []
         tile_px = layout.tile_w_mm * layout.tile_h_mm / MM_PER_PX**2
         skin = self.watch.skin(frame) if self.watch.moving_px or self._under_arm else None
-        under_arm = self.watch.occluded(top, ARM_TILES * layout.tile_w_mm * layout.tile_h_mm, skin)
+        under_arm = self.watch.occluded(top, layout.tile_w_mm * layout.tile_h_mm, skin)
         self._under_arm |= under_arm
+        for seat in self.watch.arm_seats:
+            self.arm_seen[seat] = t
         for r in self.regions.values():
             v = views[r.name]
             if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
                 r.readings = []
-                if r.kind in ("slope", "rack_top"):      # an arm over a seat's rack comes from that seat
-                    self.arm_seen[r.seat] = t
             if v.change > CHANGE_DIRTY * tile_px and not r.needs_read:
                 r.needs_read = True
                 r.change_start_t = t
@@ -505,8 +506,8 @@ class TableReader:
         return out
 
     def _actor(self, since: float, now: float) -> int:
-        """Who did it: the seat whose arm crossed its own rack while this region was changing; among several
-        the referee's turn (or ours), else the most recent; with no arm seen, the turn holder."""
+        """Who did it: the seat whose arm reached in while this region was changing; among several the
+        referee's turn (or ours), else the most recent; with no arm seen, the turn holder."""
         seen = {s: at for s, at in self.arm_seen.items() if since - 0.5 <= at <= now}
         if len(seen) == 1:
             return next(iter(seen))
