@@ -30,8 +30,9 @@ _BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
 _REACH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (41, 41))     # ~120 mm around a hand: its fingers and wrist
 _SOLID = np.ones((5, 5), np.uint8)
 MOTION_MEMORY = 10        # frames a pixel counts as "recently moved"
-ARM_REACH_MM = 70.0       # an edge blob reaching further in than the rack slope is an arm ...
-ARM_TILES = 6             # ... and this many tile areas big
+ARM_REACH_MM = 70.0       # an edge blob reaching past the rack slope and trembling is an arm, ...
+ARM_FAR_MM = 110.0        # ... one reaching past the rack top is an arm even when still, ...
+ARM_TILES = 6             # ... if this many tile areas big
 EDGE_PX = int(40 / MM_PER_PX)   # "at the edge": within 40 mm of it
 _SKIN_LO = np.array((0, 138, 80), np.uint8)                           # Y, Cr, Cb
 _SKIN_HI = np.array((255, 180, 130), np.uint8)
@@ -153,12 +154,17 @@ class ChangeWatcher:
         edge = np.unique(np.concatenate([labels[:e].ravel(), labels[-e:].ravel(), labels[:, :e].ravel(),
                                          labels[:, -e:].ravel()]))
         tile_px = tile_mm2 / MM_PER_PX**2
-        # An arm trembles; tiles laid on a rack next to the edge (an exposure, a hand shown) lie still. Moving
-        # means a good part of a tile's area moved lately, not a few flickering pixels.
+        # Tiles laid on a rack next to the edge (an exposure, a hand shown) make an edge blob too, but one that
+        # ends at the rack top and lies still; an arm reaching past the rack is an arm, moving or not, and one
+        # ending on the rack is an arm while it trembles (a good part of a tile's area moved lately).
         counts = np.bincount(labels[self.motion_hist > 0], minlength=n)
-        moving = {k for k in range(1, n) if counts[k] >= tile_px / 2}
-        arms = [k for k in edge if k and k in moving and stats[k, cv2.CC_STAT_AREA] >= ARM_TILES * tile_px
-                and self._reach(stats[k]) >= ARM_REACH_MM]
+        arms = []
+        for k in edge:
+            if not k or stats[k, cv2.CC_STAT_AREA] < ARM_TILES * tile_px:
+                continue
+            reach = self._reach(stats[k])
+            if reach >= ARM_FAR_MM or (reach >= ARM_REACH_MM and counts[k] >= tile_px / 2):
+                arms.append(k)
         self.arm_seats = set().union(*(self._sides(stats[k]) for k in arms)) if arms else set()
         if not arms and hand is None:
             return set()
