@@ -25,6 +25,8 @@ from models import MODELS_DIR
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
 SET_FILE = "set.json"
+#: Thresholds chosen on the validation split at export time (see datasets/train.py tune_thresholds).
+SETTINGS_FILE = "tile_model.json"
 PROTOTYPES_FILE = "prototypes.npz"
 
 #: Classifier input: square BGR crops of this size, cut at CROP_MARGIN x the box's long side.
@@ -150,7 +152,13 @@ class TileModel:
         for p in (det, clf):
             if not p.exists():
                 raise TileModelError(f"{p}: model file missing (train and export it: see datasets/train.py)")
-        return cls(det, clf, protos, threads=threads)
+        settings = det.with_name(SETTINGS_FILE)
+        try:
+            th = json.loads(settings.read_text()) if settings.exists() else {}
+        except ValueError as exc:
+            raise TileModelError(f"{settings}: {exc}") from exc
+        return cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
+                   up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)))
 
     # ------------------------------------------------------------------------------------------------ detector
     def _prepare(self, frame: np.ndarray) -> tuple[float, float, float]:
@@ -202,8 +210,10 @@ class TileModel:
         if self.prototypes is not None:
             pc, sim = self.prototypes.match(emb)
             for i in range(len(codes)):
-                # The enrolled set decides the kind; the base model still vetoes "not a tile".
-                if codes[i] != "none" and sim[i] >= self.prototypes.min_similarity:
+                # The enrolled set decides the kind (its own Jokers may look like nothing the base model knows);
+                # the base model keeps only a confident "not a tile".
+                sure_none = codes[i] == "none" and score[i] >= 0.9
+                if not sure_none and sim[i] >= self.prototypes.min_similarity:
                     codes[i], score[i] = str(pc[i]), float(sim[i])
         return list(zip(codes, (float(s) for s in score), strict=True))
 

@@ -27,12 +27,15 @@ FONT_DIR = Path("/usr/share/fonts/truetype/noto")
 FACE_W, FACE_H = 150, 200
 #: The style the training data never uses: enrolment is measured on it.
 HOLDOUT_STYLE = 0
+#: Designs only the held-out style uses.
+_NOVEL_JOKER, _NOVEL_FLOWER, _NOVEL_SOAP = 5, 4, 4
 
 _TEXT_FONTS = ("NotoSans-Bold.ttf", "NotoSerif-Bold.ttf", "NotoSansDisplay-Bold.ttf", "NotoSerifDisplay-Bold.ttf",
                "NotoSans-BoldItalic.ttf", "NotoSerif-BoldItalic.ttf", "NotoSans-Regular.ttf")
 _SYMBOL_FONT = "NotoSansSymbols2-Regular.ttf"
 #: Mahjong flower and season glyphs (U+1F022..U+1F029) and dingbat flowers, all in Noto Sans Symbols 2.
 _FLOWER_GLYPHS = tuple(chr(c) for c in range(0x1F022, 0x1F02A)) + ("\u273f", "\u2740", "\u2741", "\u2698")
+_NOVEL_FLOWER_GLYPHS = ("\u273e", "\u2743", "\u2742", "\u273d")
 _STAR_GLYPHS = ("\u2605", "\u2726", "\u2739", "\u263a", "\u2660", "\u2665")
 
 _IVORY = [(236, 244, 250), (225, 240, 248), (245, 248, 250), (210, 235, 245), (228, 246, 238), (238, 238, 238),
@@ -79,15 +82,21 @@ def style_for(style_id: int) -> Style:
     back = tuple(int(np.clip(c + rng.integers(-25, 25), 0, 255)) for c in pick(_BACKS))
     two_tone = bool(rng.random() < 0.6)
     jc = (pick(_COLOURS), pick(_COLOURS))
+    if style_id == HOLDOUT_STYLE:
+        # The held-out set also has Joker, Flower and Soap designs that no training style has, as a user's own
+        # set would: enrolment is measured on exactly that.
+        jd, fd, sd = _NOVEL_JOKER, _NOVEL_FLOWER, _NOVEL_SOAP
+    else:
+        jd, fd, sd = int(rng.integers(5)), int(rng.integers(4)), int(rng.integers(4))
     return Style(
         style_id=style_id, face_colour=face, side_colour=back if two_tone else face, back_colour=back,
         back_pattern=int(rng.integers(4)), two_tone=two_tone, thickness_mm=float(rng.uniform(9, 16)),
         index_font=pick(_TEXT_FONTS), index_colour=None if rng.random() < 0.5 else pick(_COLOURS),
         index_scale=float(rng.uniform(0.18, 0.28)), index_both_corners=bool(rng.random() < 0.25),
         art_scale=float(rng.uniform(0.62, 0.8)),
-        joker_design=int(rng.integers(5)), joker_colours=jc, joker_font=pick(_TEXT_FONTS),
-        flower_design=int(rng.integers(4)), flower_colour=pick(_COLOURS),
-        soap_design=int(rng.integers(4)), soap_colour=pick(_COLOURS[:3] + _COLOURS[5:6]),
+        joker_design=jd, joker_colours=jc, joker_font=pick(_TEXT_FONTS),
+        flower_design=fd, flower_colour=pick(_COLOURS),
+        soap_design=sd, soap_colour=pick(_COLOURS[:3] + _COLOURS[5:6]),
     )
 
 
@@ -180,6 +189,15 @@ def _draw_joker(face: np.ndarray, style: Style) -> None:
         _paste_mask(face, word, c1, w / 2, h / 2, w * 0.8, h * 0.3)
         for y in (0.22, 0.78):
             _paste_mask(face, _text_mask("\u2666", _SYMBOL_FONT, 40), c2, w / 2, h * y, w * 0.25, h * 0.15)
+    elif d == _NOVEL_JOKER:  # a crown over a diagonal band with the word across it
+        band = np.array([[0, h * 0.55], [w, h * 0.25], [w, h * 0.55], [0, h * 0.85]], np.int32)
+        cv2.fillPoly(face, [band], c2, cv2.LINE_AA)
+        _paste_mask(face, _text_mask("\u265b", _SYMBOL_FONT, 80), c1, w / 2, h * 0.2, w * 0.5, h * 0.25)
+        pad = word.shape[1] // 3
+        big = cv2.copyMakeBorder(word, pad, pad, 0, 0, cv2.BORDER_CONSTANT, value=0)
+        rot = cv2.getRotationMatrix2D((big.shape[1] / 2, big.shape[0] / 2), 22, 0.85)
+        diag = cv2.warpAffine(big, rot, (big.shape[1], big.shape[0]))
+        _paste_mask(face, diag, (255, 255, 255), w / 2, h * 0.58, w * 0.95, h * 0.4)
     else:  # jester hat
         pts = np.array([[w * 0.15, h * 0.62], [w * 0.3, h * 0.22], [w * 0.5, h * 0.5], [w * 0.7, h * 0.22],
                         [w * 0.85, h * 0.62]], np.int32)
@@ -193,7 +211,11 @@ def _draw_flower(face: np.ndarray, style: Style, variant: int) -> None:
     h, w = face.shape[:2]
     c = style.flower_colour
     d = style.flower_design
-    if d in (0, 1):
+    if d == _NOVEL_FLOWER:  # a dingbat flower no training set has, with an "F" index
+        g = _text_mask(_NOVEL_FLOWER_GLYPHS[variant % 4], _SYMBOL_FONT, 120)
+        _paste_mask(face, g, c, w / 2, h * 0.55, w * 0.75, h * 0.6)
+        _paste_mask(face, _text_mask("F", style.index_font, 40), (40, 40, 160), w * 0.16, h * 0.11, w * 0.2, h * 0.13)
+    elif d in (0, 1):
         glyphs = _FLOWER_GLYPHS[:8] if d == 0 else _FLOWER_GLYPHS[8:]
         g = _text_mask(glyphs[variant % len(glyphs)], _SYMBOL_FONT, 120)
         _paste_mask(face, g, c, w / 2, h / 2, w * 0.8, h * 0.75)
@@ -219,6 +241,9 @@ def _draw_soap(face: np.ndarray, style: Style) -> None:
     h, w = face.shape[:2]
     c = style.soap_colour
     if style.soap_design == 0:
+        return
+    if style.soap_design == _NOVEL_SOAP:  # an oval ring
+        cv2.ellipse(face, (w // 2, h // 2), (int(w * 0.3), int(h * 0.36)), 0, 0, 360, c, 9, cv2.LINE_AA)
         return
     cv2.rectangle(face, (int(w * 0.15), int(h * 0.12)), (int(w * 0.85), int(h * 0.88)), c, 5, cv2.LINE_AA)
     if style.soap_design in (1, 3):
