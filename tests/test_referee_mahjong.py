@@ -1,5 +1,6 @@
 """Mah Jongg, errors, special hands, dead hands, misnamed discards, wall games, rotation, Charleston, corrections."""
 
+import pytest
 from referee_kit import EVENS, PAIRS, WINDS, Table, kinds, only, payments, south_calls_twice
 
 from engine.card import parse_card
@@ -226,6 +227,7 @@ def test_dead_hand_discarding_before_picking():
     out = g("discard", seat=1, tile="5D", named="5D")
     assert only(out, "dead_hand").data["reason"] == "discarding before picking"
     assert only(out, "turn").seat == 2
+    assert "discard_at_fault" not in kinds(out)  # in her own turn: not "out of turn", no paying for the table
 
 
 def test_dead_players_stop_playing_and_still_pay():
@@ -233,7 +235,7 @@ def test_dead_players_stop_playing_and_still_pay():
     g.start()
     g.turn(0, "N")
     g("pick", seat=3)  # out of turn: dead
-    assert only(g("discard", seat=3, tile="5D", named="5D"), "rejected")
+    assert only(g("pick", seat=3), "rejected").data["reason"] == "this player is out of the game"
     g("pick", seat=1)
     g("discard", seat=1, tile="8B", named="8B")
     g("claim", seat=2, purpose="mahjong")
@@ -286,12 +288,84 @@ def test_joker_named_as_previous_discard_is_not_misnamed():
     assert only(g("discard", seat=2, tile="J", named="8B"), "misnamed_discard").data["named"] == "8B"
 
 
-def test_misnamed_discard_cannot_be_claimed_for_exposure_of_named_tile():
+def misled_exposure(exposed: list[str]) -> tuple[Table, list]:
+    """East throws 5 Dot calling it "8 Bam"; West (2) calls it for exposure and exposes ``exposed``."""
     g = Table()
     g.start()
     g("discard", seat=0, tile="5D", named="8B")
-    out = g.expose(2, ["8B", "8B", "8B"])
-    assert "invalid exposure" in only(out, "dead_hand").data["reason"]
+    return g, g.expose(2, exposed)
+
+
+@pytest.mark.parametrize("exposed", [["8B", "8B", "8B"], ["8B", "8B", "J"], ["8B", "8B", "5D"]],
+                         ids=["named-tile", "named-with-joker", "thrown-tile-picked-up"])
+def test_misnamed_discard_cannot_be_claimed_for_exposure_of_named_tile(exposed):
+    g, out = misled_exposure(exposed)
+    assert "dead_hand" not in kinds(out) and "exposure_accepted" not in kinds(out)
+    assert only(out, "claim_withdrawn").data == {"seat": 2, "reason": "the discard is 5D, not 8B as named",
+                                                 "tile": "5D", "named": "8B"}
+    reopened = only(out, "window_opened")
+    assert reopened.data == {"seat": 0, "tile": "5D", "named": "5D", "reopened": True}  # the name corrected
+    assert (out[-1].kind, out[-1].seat) == ("turn", 1)  # the turn the call interrupted resumes
+    west, east = g.ref.seats[2], g.ref.seats[0]
+    assert (west.out, west.total, west.concealed, west.exposures) == (None, 13, 13, [])  # her tiles back, no penalty
+    assert (east.total, east.discards) == (13, ["5D"])  # the discard lies on the floor again
+    assert g.ref.snapshot()["window"]["named"] == "5D"
+
+
+def test_misnamed_discard_after_withdrawal_real_tile_claimed_for_exposure():
+    g, _ = misled_exposure(["8B", "8B", "8B"])
+    g("claim", seat=2, purpose="exposure")  # the misled caller may call again, for what it is
+    out = g("claim", seat=1, purpose="exposure") + g("exposure", seat=1, tiles=["5D", "5D", "J"])
+    assert only(out, "claim_awarded").data == {"seat": 1, "purpose": "exposure", "tile": "5D"}
+    assert only(out, "claim_denied").data["seat"] == 2  # equal calls: South is next in turn after East
+    assert only(out, "exposure_accepted").data == {"seat": 1, "tiles": ["5D", "5D", "J"]}
+    assert "dead_hand" not in kinds(out) and g.ref.turn == 1 and g.ref.seats[1].total == 14
+
+
+def test_misnamed_discard_after_withdrawal_nobody_calls_play_goes_on():
+    g, out = misled_exposure(["8B", "8B", "8B"])
+    reopened_at = only(out, "window_opened").t
+    g("pick", seat=1)
+    closed = only(g("rack", seat=1), "window_closed")
+    assert closed.data["reason"] == "racked" and closed.data["opened_at"] == reopened_at
+    assert only(g("discard", seat=1, tile="N", named="N"), "turn").seat == 2
+    assert [s.total for s in g.ref.seats] == [13, 13, 13, 13]
+
+
+def test_misnamed_discard_withdrawn_call_gives_back_the_returned_pick():
+    g = Table()
+    g.start()
+    g("discard", seat=0, tile="5D", named="8B")
+    wall = g.ref.wall
+    g("pick", seat=1)  # South picked, then West called: the pick goes back
+    g("claim", seat=2, purpose="exposure")
+    out = g("exposure", seat=2, tiles=["8B", "8B", "8B"])
+    assert only(out, "pick_returned").seat == 1
+    assert only(out, "claim_withdrawn").seat == 2 and (out[-1].kind, out[-1].seat) == ("turn", 1)
+    assert g.ref.phase.value == "wait_pick" and g.ref.wall == wall and g.ref.seats[1].total == 13
+    assert only(g("pick", seat=1), "picked").seat == 1  # South picks again, nobody is dead
+
+
+def test_misnamed_discard_once_corrected_cannot_be_won_on_as_named():
+    g, _ = misled_exposure(["8B", "8B", "8B"])
+    g("claim", seat=3, purpose="mahjong")
+    hand = list(EVENS)
+    hand[hand.index("8B")] = "5D"
+    out = g("mahjong_declared", seat=3, tiles=hand)
+    assert only(out, "claim_awarded").data["tile"] == "5D" and "mahjong_verified" not in kinds(out)
+    assert only(out, "mahjong_in_error").seat == 3
+
+
+@pytest.mark.parametrize(("named", "exposed"), [("5D", ["8B", "8B", "8B"]), ("8B", ["3C", "3C", "3C"]),
+                                                ("8B", ["8B", "8B", "5D", "5D"])],
+                         ids=["correctly-named", "misnamed-third-tile", "misnamed-two-thrown-tiles"])
+def test_exposure_of_the_wrong_tile_still_kills(named, exposed):
+    g = Table()
+    g.start()
+    g("discard", seat=0, tile="5D", named=named)
+    out = g.expose(2, exposed)
+    assert only(out, "dead_hand").data["reason"].startswith("invalid exposure: an exposure must be identical tiles")
+    assert "claim_withdrawn" not in kinds(out)
 
 
 def test_pay_for_table_discard_after_wrong_end_pick():
@@ -323,9 +397,44 @@ def test_pay_for_table_discard_out_of_turn():
     g.turn(0, "N")
     out = g("discard", seat=2, tile="8B", named="8B")
     assert only(out, "dead_hand").data["reason"] == "discarding out of turn"
+    assert only(out, "discard_at_fault").data == {"seat": 2, "tile": "8B", "fault": "out_of_turn"}
+    assert "turn" not in kinds(out) and g.ref.turn == 1  # South still has to pick
     g("claim", seat=3, purpose="mahjong")
     out = g("mahjong_declared", seat=3, tiles=EVENS)
-    assert payments(out)[2] == -200
+    assert only(out, "mahjong_verified").data["pays_for_table"] == 2
+    assert payments(out) == {0: 0, 1: 0, 2: -200, 3: 200}
+
+
+def test_pay_for_table_discard_after_picking_out_of_turn():
+    g = Table()
+    g.start()
+    g.turn(0, "N")
+    assert only(g("pick", seat=3), "dead_hand").data["reason"] == "picking out of turn"
+    out = g("discard", seat=3, tile="8B", named="8B")  # dead, but the tile is down: it is live all the same
+    assert "dead_hand" not in kinds(out) and "turn" not in kinds(out) and g.ref.turn == 1
+    assert only(out, "window_closed").data["reason"] == "covered"  # East's North is no longer live
+    assert only(out, "discard_at_fault").data == {"seat": 3, "tile": "8B", "fault": "out_of_turn"}
+    assert g.ref.seats[3].total == 13
+    g("claim", seat=2, purpose="mahjong")
+    out = g("mahjong_declared", seat=2, tiles=EVENS)
+    assert only(out, "mahjong_verified").data["pays_for_table"] == 3
+    assert payments(out) == {0: 0, 1: 0, 2: 200, 3: -200}  # 4 x 25 x jokerless 2, nobody else pays
+
+
+def test_out_of_turn_discard_by_a_dead_player_not_won_on_play_goes_on():
+    g = Table()
+    g.start()
+    g.turn(0, "N")
+    g("pick", seat=3)  # out of turn: dead
+    g("discard", seat=3, tile="5D", named="5D")
+    g("pick", seat=1)  # South, still in turn, picks and racks: the out-of-turn discard is dead now
+    assert only(g("rack", seat=1), "window_closed").data == {"reason": "racked", "opened_at": g.t - 2,
+                                                             "closed_at": g.t, "tile": "5D"}
+    assert only(g("discard", seat=1, tile="8B", named="8B"), "turn").seat == 2
+    g("claim", seat=2, purpose="mahjong")  # a win on South's ordinary discard: nobody pays for the table
+    out = g("mahjong_declared", seat=2, tiles=EVENS)
+    assert only(out, "mahjong_verified").data["pays_for_table"] is None
+    assert payments(out) == {0: -50, 1: -100, 2: 200, 3: -50}  # the dead seat 3 still pays its share
 
 
 def test_wall_game_when_wall_exhausted():

@@ -11,7 +11,7 @@ from functools import cache
 from card_bruteforce import matching_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from referee_kit import card, profile
+from referee_kit import Table, card, profile
 
 from engine.referee import Referee, events
 from engine.referee.rulings import KINDS
@@ -128,3 +128,33 @@ def test_scripted_wins_are_ruled_as_the_brute_force_matcher_reads_the_hand():
                 assert found == matching_lines(card(), concealed, exposures), seed
             else:
                 ref.apply(event)
+
+
+few_seats = st.integers(0, 3)
+few_tiles = st.sampled_from(["5D", "8B", "J"])
+called_sets = st.one_of(st.lists(few_tiles, min_size=2, max_size=4),
+                        st.sampled_from([["8B"] * 3, ["8B", "8B", "J"], ["8B", "8B", "5D"], ["5D"] * 3])).map(tuple)
+misnamed_play = st.one_of(
+    st.builds(lambda *a: [events.Discard(*a)], times, few_seats, few_tiles, few_tiles, st.just(True)),
+    st.builds(lambda *a: [events.Pick(*a)], times, few_seats, st.sampled_from(["normal", "wrong_end"])),
+    st.builds(lambda *a: [events.Rack(*a)], times, few_seats),
+    st.builds(lambda *a: [events.Claim(*a)], times, few_seats, st.sampled_from(["mahjong", "exposure"])),
+    st.builds(lambda t, seat, tiles: [events.Claim(t, seat, "exposure"), events.Exposure(t, seat, tiles)],
+              times, few_seats, called_sets),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(misnamed_play, max_size=25))
+def test_misnamed_and_out_of_turn_discards_never_crash_and_keep_every_tile(stream):
+    """Streams dense in misnamed discards, calls, exposures of the named tile and out-of-turn picks and discards
+    (the paths that withdraw a call or let a dead player's discard be won on): no tile appears or vanishes."""
+    table = Table()
+    table.start()
+    table("discard", seat=0, tile="5D", named="8B")
+    ref = table.ref
+    for event in (x for step in stream for x in step):
+        _check(ref, event)
+        if ref.stage.value == "play":
+            held = sum(s.total for s in ref.seats) + sum(len(s.discards) for s in ref.seats)
+            assert held + ref.wall == 152

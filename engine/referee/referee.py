@@ -144,8 +144,7 @@ class Referee(CharlestonRules, GameEnding):
 
         d["seats"] = [s.clone() for s in self.seats]
         d["window"], d["claimed"] = window(self.window), window(self.claimed)
-        d["award"] = None if self.award is None else Award(self.award.seat, self.award.purpose,
-                                                           window(self.award.window))  # type: ignore[arg-type]
+        d["award"] = None if self.award is None else replace(self.award, window=window(self.award.window))
         d["last_rack"] = None if self.last_rack is None else (self.last_rack[0], window(self.last_rack[1]),
                                                               self.last_rack[2])
         d["passed"], d["courtesy"], d["balances"] = set(self.passed), dict(self.courtesy), dict(self.balances)
@@ -363,7 +362,8 @@ class Referee(CharlestonRules, GameEnding):
         if e.seat != self.turn or self.phase is not Phase.WAIT_PICK:
             ahead = e.seat == self._next_live(self.turn) and self.phase is not Phase.WAIT_PICK
             out += self._kill(e.t, e.seat, "picking ahead" if ahead else "picking out of turn")
-            return out + self._after_out(e.t, e.seat)  # dead at once: she never discards, so never pays the table
+            st.fault = "out_of_turn"  # should she still throw a tile and someone win on it, she pays for the table
+            return out + self._after_out(e.t, e.seat)
         if e.end != "normal":
             st.fault = e.end
             out += self._kill(e.t, e.seat, f"picking from the {e.end.replace('_', ' ')}")
@@ -398,8 +398,6 @@ class Referee(CharlestonRules, GameEnding):
             raise Rejected("a discard is down only when named or touching the floor")
         st = self.seats[e.seat]
         own_turn = e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING)
-        if st.out is not None and not own_turn:
-            raise Rejected("this player is out of the game")
         if e.seat == self.turn and self.phase is Phase.CLAIMED:
             raise Rejected("expose the claimed tile (or declare Mah Jongg) before discarding")
         if not self.first_discard:
@@ -412,15 +410,16 @@ class Referee(CharlestonRules, GameEnding):
         if prev is not None:
             reason = "discarded" if own_turn and self.phase is Phase.PICKED else "covered"
             out += self._close_window(e.t, reason)
-        fault_seat: int | None = None
+        fault = st.fault
         if not own_turn:
-            if e.seat == self.turn and self.phase is Phase.WAIT_PICK:
+            if st.out is None and e.seat == self.turn and self.phase is Phase.WAIT_PICK:
                 out += self._kill(e.t, e.seat, "discarding before picking")
             else:
+                # Out of turn, or by a player already out (who has no turn): the tile is down and live all the
+                # same, and a win on it makes her pay for the table.
                 out += self._kill(e.t, e.seat, "discarding out of turn")
-                st.fault = "out_of_turn"
-        if st.fault is not None:
-            fault_seat = e.seat
+                fault = st.fault = "out_of_turn"
+        fault_seat = None if fault is None else e.seat
         if st.concealed < 1:
             raise Rejected("this player holds no tile to discard")
         st.concealed -= 1
@@ -439,6 +438,8 @@ class Referee(CharlestonRules, GameEnding):
         if self.window.misnamed:
             out.append(Ruling("misnamed_discard", e.t, e.seat, {"seat": e.seat, "tile": e.tile,
                                                                 "named": e.named}))
+        if fault_seat is not None:
+            out.append(Ruling("discard_at_fault", e.t, e.seat, {"seat": e.seat, "tile": e.tile, "fault": fault}))
         if own_turn or (e.seat == self.turn and self.phase is Phase.WAIT_PICK):
             out += self._start_turn(e.t, self._next_live(e.seat))
         out += self._check_impossible(e.t)
@@ -495,7 +496,8 @@ class Referee(CharlestonRules, GameEnding):
         if floor and floor[-1] == w.tile:
             floor.pop()
         self.seats[winner].concealed += 1
-        self.award = Award(winner, purpose, w)
+        resume = Phase.WAIT_PICK if self.phase is Phase.PICKED else self.phase  # a returned pick is undone
+        self.award = Award(winner, purpose, w, (self.turn, resume, self.turn_source))
         self.claimed = w
         self.exposed_before_claim = len(self.seats[winner].exposures)
         self.turn, self.phase, self.turn_source, self.exchanged = winner, Phase.CLAIMED, "claim", False
@@ -519,6 +521,8 @@ class Referee(CharlestonRules, GameEnding):
         tiles = list(e.tiles)
         naturals = {x for x in tiles if x != JOKER}
         claimed = a.window.tile
+        if self._misled_by_name(a.window, tiles, st.concealed):
+            return self._withdraw_claim(e.t, a, f"the discard is {claimed}, not {a.window.named} as named")
         out: list[Ruling] = []
         problem = None
         if not 3 <= len(tiles) <= 6:
@@ -544,6 +548,35 @@ class Referee(CharlestonRules, GameEnding):
                               + "; ".join(" ".join(x) for x in st.exposures), lines=before or [])
             out += self._after_out(e.t, e.seat)
         return out + self._check_impossible(e.t)
+
+    @staticmethod
+    def _misled_by_name(w: Window, tiles: list[str], held: int) -> bool:
+        """An exposure of the tile the discarder *named* (with jokers, and perhaps the thrown tile itself, picked
+        up before the caller saw what it was): the caller was misled, not wrong. A misnamed discard cannot be
+        called for exposure as the named tile, so the call is withdrawn instead of killing the hand."""
+        named = w.named
+        if named is None or not w.wins_as_named:
+            return False
+        naturals = Counter(x for x in tiles if x != JOKER)
+        thrown = naturals.pop(w.tile, 0)
+        return (set(naturals) == {named} and thrown <= 1 and 3 <= len(tiles) <= min(6, held)
+                and naturals[named] <= SET_COUNTS[named])
+
+    def _withdraw_claim(self, t: float, a: Award, reason: str) -> list[Ruling]:
+        """Undo an award: the caller's tiles go back to her rack, the discard back to the floor under its correct
+        name, the window reopens for it and the interrupted turn resumes. Nobody is penalised."""
+        w = a.window
+        self.seats[a.seat].concealed -= 1
+        self.seats[w.discarder].discards.append(w.tile)
+        self.award = self.claimed = None
+        self.turn, self.phase, self.turn_source = a.resume
+        self.exchanged = False
+        self.window = Window(w.discarder, w.tile, w.tile, t, w.fault_seat)  # the name corrected
+        return [Ruling("claim_withdrawn", t, a.seat, {"seat": a.seat, "reason": reason, "tile": w.tile,
+                                                      "named": w.named}),
+                Ruling("window_opened", t, w.discarder, {"seat": w.discarder, "tile": w.tile, "named": w.tile,
+                                                         "reopened": True}),
+                Ruling("turn", t, self.turn, {"seat": self.turn})]
 
     def _exchange_allowed(self, e: ev.Event) -> list[Ruling]:
         """Joker exchanges happen in one's own turn once the 14th tile is in; closing the window if open."""

@@ -39,5 +39,6 @@ KINDS: frozenset[str] = frozenset({
     "courtesy_offered", "courtesy_agreed", "picked", "pick_returned", "claim_denied", "joker_exchange_announced",
     "joker_exchanged", "joker_exchange_wrong_tile", "misnamed_discard", "challenge_upheld", "challenge_failed",
     "take_tile", "redeal", "threw_in", "penalty", "pivot_switch", "east_rotates", "last_survivor",
-    "survivor_payment_due", "hand_value_needed", "seats_changed", "corrected", "warning",
+    "survivor_payment_due", "hand_value_needed", "seats_changed", "corrected", "warning", "claim_withdrawn",
+    "discard_at_fault",
 })

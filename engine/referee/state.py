@@ -83,11 +83,13 @@ class Window:
 
 @dataclass
 class Award:
-    """A claim that won: the claimant must now expose (or declare)."""
+    """A claim that won: the claimant must now expose (or declare). ``resume`` is the turn the claim interrupted
+    (seat, phase, turn source), given back if the claim is withdrawn."""
 
     seat: int
     purpose: str
     window: Window
+    resume: tuple[int, Phase, str]
 
 
 #: The Charleston passes in order (NMJL: first Charleston right-across-left, second left-across-right).
