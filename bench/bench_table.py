@@ -243,7 +243,7 @@ def main() -> int:
     p.add_argument("--memory-hours", type=float, default=2.0)
     p.add_argument("--own-games", type=int, default=len(OWN_SEEDS),
                    help="extra games from the own script (calls after a pick)")
-    p.add_argument("--model-games", type=int, default=5,
+    p.add_argument("--model-games", type=int, default=2,
                    help="1280x720 games for the real model (at 640x360 a tile is ~8 px: no model reads that)")
     p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
     p.add_argument("--generate-only", action="store_true")

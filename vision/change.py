@@ -86,6 +86,7 @@ class ChangeWatcher:
         self.ref_mean = None
         self.table_ref = None
         self.motion_hist = np.zeros((self.side, self.side), np.uint8)   # frames since a pixel last moved, down
+        self.moving_now = np.zeros((self.side, self.side), bool)         # changed since the previous frame
         self.skin_ref: np.ndarray | None = None     # skin-coloured pixels of the quiet view (red felt, red tiles)
         self._prev_skin: np.ndarray | None = None
 
@@ -106,8 +107,9 @@ class ChangeWatcher:
             v.change = v.area if v.ref is None else _changed(patch, v.ref, self.delta)
         self.moving_px = top.size if self.prev is None else _changed(top, self.prev, self.delta)
         if self.prev is not None and self.prev.shape == top.shape:
+            self.moving_now = cv2.absdiff(top, self.prev) > self.delta
             np.subtract(self.motion_hist, 1, out=self.motion_hist, where=self.motion_hist > 0)
-            self.motion_hist[cv2.absdiff(top, self.prev) > self.delta] = MOTION_MEMORY
+            self.motion_hist[self.moving_now] = MOTION_MEMORY
         self.prev = top
 
     def set_reference(self, name: str, top: np.ndarray) -> None:
@@ -146,6 +148,8 @@ class ChangeWatcher:
                 self.motion_hist[skin != self._prev_skin] = MOTION_MEMORY
             self._prev_skin = skin
             hand = self._hand(diff, skin, tile_mm2)
+        else:
+            self._prev_skin = None                   # compare skin with the previous frame's only
         # Bridge the stretches where a sleeve happens to match what it covers (grey sleeve over grey tiles):
         # up to ~30 mm, so one arm stays one blob.
         diff = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _BRIDGE)
@@ -156,14 +160,16 @@ class ChangeWatcher:
         tile_px = tile_mm2 / MM_PER_PX**2
         # Tiles laid on a rack next to the edge (an exposure, a hand shown) make an edge blob too, but one that
         # ends at the rack top and lies still; an arm reaching past the rack is an arm, moving or not, and one
-        # ending on the rack is an arm while it trembles (a good part of a tile's area moved lately).
+        # ending on the rack is an arm while it moves (a tile's area of it changed since the last frame: sensor
+        # noise on a dim table flickers a few pixels, never that many in one frame).
         counts = np.bincount(labels[self.motion_hist > 0], minlength=n)
+        now = np.bincount(labels[self.moving_now], minlength=n)
         arms = []
         for k in edge:
             if not k or stats[k, cv2.CC_STAT_AREA] < ARM_TILES * tile_px:
                 continue
             reach = self._reach(stats[k])
-            if reach >= ARM_FAR_MM or (reach >= ARM_REACH_MM and counts[k] >= tile_px / 2):
+            if reach >= ARM_FAR_MM or (reach >= ARM_REACH_MM and now[k] >= tile_px):
                 arms.append(k)
         self.arm_seats = set().union(*(self._sides(stats[k]) for k in arms)) if arms else set()
         if not arms and hand is None:
