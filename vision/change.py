@@ -177,16 +177,7 @@ class ChangeWatcher:
         mask = np.isin(labels, arms) if arms else np.zeros(diff.shape, bool)
         if hand is not None:
             mask |= cv2.dilate(hand, _REACH) > 0
-            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= tile_px / 2]
-            if entries:            # where the arm came in: the edge blob that moved most (a sleeve moves)
-                k = max(entries, key=lambda j: (counts[j], stats[j, cv2.CC_STAT_AREA]))
-                entry = labels == k
-                self.arm_seats |= self._sides(stats[k])
-            else:                                   # nothing shows where it came in: the nearest edge
-                entry = _nearest_edge(hand)
-                ys, xs = np.nonzero(entry)
-                self.arm_seats |= self._sides(np.array([xs[0], ys[0], 1, 1]))
-            mask |= _sleeve(hand, entry)
+            mask |= self._sleeve(hand, labels, stats, edge, counts, tile_px)
         hit = set()
         for name, v in self.views.items():
             x0, y0, x1, y1 = v.rect
@@ -208,6 +199,38 @@ class ChangeWatcher:
         big = [j for j in range(1, k) if st[j, cv2.CC_STAT_AREA] * MM_PER_PX**2 >= 1.5 * tile_mm2
                and moved[j] * MM_PER_PX**2 >= tile_mm2 / 2]
         return np.isin(lab, big).astype(np.uint8) if big else None
+
+    def _sleeve(self, hand: np.ndarray, labels: np.ndarray, stats: np.ndarray, edge: np.ndarray,
+                counts: np.ndarray, tile_px: float) -> np.ndarray:
+        """The arm behind a hand, as a 90 mm band from the hand to where the arm crosses the table edge. The
+        sleeve may match what it covers (dark on a dark rack) and show only in pieces, so the band is drawn,
+        not found: towards the far end of the changed blob the hand belongs to (the visible part of the
+        sleeve), else to the edge blob that moved most, else to the nearest edge."""
+        ys, xs = np.nonzero(hand)
+        cy, cx = ys.mean(), xs.mean()
+        own = np.unique(labels[hand > 0])
+        py, px = np.nonzero(np.isin(labels, own[own > 0]))
+        far = int(np.argmax((py - cy) ** 2 + (px - cx) ** 2)) if len(py) else None
+        if far is not None and np.hypot(py[far] - cy, px[far] - cx) * MM_PER_PX > 80:
+            ty, tx = float(py[far]), float(px[far])
+            reach = 2 * self.side                 # carry on past the visible sleeve to the table edge
+            norm = np.hypot(ty - cy, tx - cx)
+            end = (int(cx + (tx - cx) / norm * reach), int(cy + (ty - cy) / norm * reach))
+        else:
+            entries = [k for k in edge if k and stats[k, cv2.CC_STAT_AREA] >= tile_px / 2]
+            if entries:
+                k = max(entries, key=lambda j: (counts[j], stats[j, cv2.CC_STAT_AREA]))
+                ey, ex = np.nonzero(labels == k)
+                end = (int(ex.mean()), int(ey.mean()))
+            else:
+                n = self.side - 1
+                ends = {(int(cx), 0): cy, (int(cx), n): n - cy, (0, int(cy)): cx, (n, int(cy)): n - cx}
+                end = min(ends, key=ends.get)
+        band = np.zeros(hand.shape, np.uint8)
+        cv2.line(band, (int(cx), int(cy)), end, 1, int(90 / MM_PER_PX))
+        ey, ex = np.clip(end[1], 0, self.side - 1), np.clip(end[0], 0, self.side - 1)
+        self.arm_seats |= self._sides(np.array([ex, ey, 1, 1]))
+        return band > 0
 
     def _sides(self, st: np.ndarray) -> set[int]:
         """The seats whose table edge a blob touches (East y = max, South x = max, West y = 0, North x = 0):
@@ -258,28 +281,6 @@ class ChangeWatcher:
         known = [v for v in self.views.values() if v.ref is not None]
         changed = sum(1 for v in known if v.change > level * v.area)
         return len(known) >= 4 and changed >= frac_regions * len(known)
-
-
-def _sleeve(hand: np.ndarray, entry: np.ndarray) -> np.ndarray:
-    """The straight band from a hand to where its arm crosses the table edge (``entry``): the sleeve between may
-    match what it covers (dark on a dark rack) and show no change at all."""
-    ys, xs = np.nonzero(hand)
-    ey, ex = np.nonzero(entry)
-    band = np.zeros(hand.shape, np.uint8)
-    cv2.line(band, (int(xs.mean()), int(ys.mean())), (int(ex.mean()), int(ey.mean())), 1, int(90 / MM_PER_PX))
-    return band > 0
-
-
-def _nearest_edge(hand: np.ndarray) -> np.ndarray:
-    """A one-pixel mask on the view's border, at the point nearest the hand's centre."""
-    ys, xs = np.nonzero(hand)
-    cy, cx = int(ys.mean()), int(xs.mean())
-    n = hand.shape[0] - 1
-    dist = {(cy, 0): cx, (cy, n): n - cx, (0, cx): cy, (n, cx): n - cy}
-    y, x = min(dist, key=dist.get)
-    out = np.zeros(hand.shape, bool)
-    out[y, x] = True
-    return out
 
 
 def _changed(a: np.ndarray, b: np.ndarray, delta: float) -> int:
