@@ -135,7 +135,7 @@ class TableReader:
             self.turn = exp.turn
         out: list[ev.Observation] = []
         self.stats["frames"] += 1
-        self._frame_index = frame_index
+        self._frame_index, self._frame_t = frame_index, t
         self._check_dropped(frame_index, t, out)
         if not self.cal.bands_fitted:
             self.fit_regions(frame)
@@ -397,19 +397,36 @@ class TableReader:
         centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
         table = self.cal.to_table(centers)
         size = self.cal.layout.size_mm
+        reading = {r.name for r in regions}
         for d, (x, y) in zip(dets, table, strict=True):
             for r in regions:
-                b = self.cal.band(r.name)
-                if b.seat < 0:
-                    inside = b.u[0] <= x <= b.u[1] and b.v[0] <= y <= b.v[1]
-                else:
-                    u, v = table_to_seat(b.seat, x, y, size)
-                    inside = b.u[0] <= u <= b.u[1] and b.v[0] <= v <= b.v[1]
-                if inside:
+                if self._holds(r, d.face, x, y, size):
                     out[r.name].append(TileSeen(float(x), float(y), d.face, d.tile if d.face == "up" else None,
                                                 float(d.score), d.tile_score))
                     break
+            else:
+                if d.face == "up":       # a rack top not being read whose tiles show over a slope: read it too
+                    for seat in range(4):
+                        top = self.regions[f"rack_top{seat}"]
+                        if top.name not in reading and not top.needs_read and self._holds(top, "up", x, y, size):
+                            top.needs_read, top.change_start_t = True, self._frame_t
         return out
+
+    def _holds(self, r: _Region, face: str, x: float, y: float, size: float) -> bool:
+        """Whether a tile seen at table (x, y) belongs to region ``r``. Standing tiles are never face up, so a
+        face-up tile over a seat's slope is on its rack top, shown further out by parallax (the rack top is
+        ~28 mm up; seen from the far side of the table its tiles appear over the slope)."""
+        b = self.cal.band(r.name)
+        if b.seat < 0:
+            return b.u[0] <= x <= b.u[1] and b.v[0] <= y <= b.v[1]
+        u, v = table_to_seat(b.seat, x, y, size)
+        if not b.u[0] <= u <= b.u[1]:
+            return False
+        if r.kind == "slope" and face == "up":
+            return False
+        if r.kind == "rack_top" and face == "up":
+            return self.cal.band(f"slope{b.seat}").v[0] <= v <= b.v[1]
+        return b.v[0] <= v <= b.v[1]
 
     def _take_reading(self, r: _Region, reading: list[TileSeen], top: np.ndarray, frame: np.ndarray, idx: int,
                       t: float, exp: Expectation) -> list[ev.Observation]:
