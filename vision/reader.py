@@ -46,6 +46,7 @@ CHANGE_DIRTY = 0.25       # tile areas differing from the reference that call fo
 BUMP_PX = 3.0             # marker displacement (image px) that counts as a bumped camera
 DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to read
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
+STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile shows from above
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
 
 
@@ -366,7 +367,9 @@ class TableReader:
             if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
                 r.readings = []
-            if v.change > CHANGE_DIRTY * tile_px and not r.needs_read:
+            # A standing tile seen from above shows only its top edge, about 0.4 of a flat tile.
+            seen_px = tile_px * (STANDING_SHOWS if r.kind == "slope" else 1.0)
+            if v.change > CHANGE_DIRTY * seen_px and not r.needs_read:
                 r.needs_read = True
                 r.change_start_t = t
         if not self.change_driven:
