@@ -275,9 +275,10 @@ class TableReader:
         return True
 
     def _check_markers(self, frame: np.ndarray, idx: int, t: float, out: list, settled: bool) -> bool:
-        """Markers moved -> warn; once settled recalibrate from them. Returns True if recalibrated."""
+        """Markers moved -> warn; once settled recalibrate from them. Returns True if recalibrated. Three
+        markers are enough: a bump can push one out of the picture, and the fourth follows the other three."""
         found = detect_markers(frame)
-        if len(found) < 4:
+        if len(found) < 3:
             return False
         moved = max(float(np.hypot(*(found[i] - np.asarray(self.cal.marker_image[i])))) for i in found)
         if moved < BUMP_PX:
@@ -286,6 +287,13 @@ class TableReader:
             if self.disturbed_since is None:
                 self.disturbed_since = self._still_since = idx   # freeze, then recalibrate when still
             return False
+        if len(found) == 3:
+            ids = sorted(found)
+            affine = cv2.getAffineTransform(np.float32([self.cal.marker_image[i] for i in ids]),
+                                            np.float32([found[i] for i in ids]))
+            missing = next(i for i in range(4) if i not in found)
+            old = np.asarray(self.cal.marker_image[missing], np.float64)
+            found = dict(found) | {missing: affine[:, :2] @ old + affine[:, 2]}
         try:
             new = calibrate_from_points(found, self.cal.image_size, self.cal.layout)
         except CalibrationError:
