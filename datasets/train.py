@@ -71,15 +71,17 @@ def train_detector(a: argparse.Namespace) -> None:
     data = RUNS / "det-data.yaml"
     data.write_text("train:\n" + "".join(f"  - {t}\n" for t in train)
                     + f"val: {synth / 'images' / 'val'}\nnames:\n  0: up\n  1: down\n")
-    last = RUNS / "detector" / "weights" / "last.pt"
+    last = RUNS / a.name / "weights" / "last.pt"
     if a.resume and last.exists():
         YOLO(str(last)).train(resume=True)
         return
-    model = YOLO(str(detector_yaml()))
+    # --init continues from earlier weights (a second budgeted run): no warm-up, a lower learning rate.
+    model = YOLO(str(a.init) if a.init else str(detector_yaml()))
+    extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": 0.0008} if a.init else {}
     model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
-                workers=a.workers, project=str(RUNS), name="detector", exist_ok=True, seed=a.seed,
+                workers=a.workers, project=str(RUNS), name=a.name, exist_ok=True, seed=a.seed,
                 deterministic=False, cache="ram", plots=False, patience=1000, close_mosaic=2, degrees=0.0,
-                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.5, pretrained=False, amp=False, verbose=True)
+                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.5, pretrained=False, amp=False, verbose=True, **extra)
 
 
 def export(a: argparse.Namespace) -> None:
@@ -89,10 +91,11 @@ def export(a: argparse.Namespace) -> None:
     from ultralytics import YOLO
 
     MODELS.mkdir(exist_ok=True)
-    det = RUNS / "detector" / "weights" / "best.pt"
+    det = RUNS / a.det_run / "weights" / "best.pt"
     if not det.exists():
-        det = RUNS / "detector" / "weights" / "last.pt"
-    out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=False, opset=17)
+        det = RUNS / a.det_run / "weights" / "last.pt"
+    # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
+    out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
     shutil.copy(out, MODELS / "tile_detector.onnx")
     classifier_train.export_onnx(RUNS / "classifier" / "best.pt", MODELS / "tile_classifier.onnx")
     print(f"wrote {MODELS / 'tile_detector.onnx'} and {MODELS / 'tile_classifier.onnx'}")
@@ -158,6 +161,8 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--workers", type=int, default=2)
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--resume", action="store_true")
+    d.add_argument("--init", default=None, help="start from these weights (e.g. runs/detector/weights/last.pt)")
+    d.add_argument("--name", default="detector", help="run folder under runs/")
     d.set_defaults(func=train_detector)
     c = sub.add_parser("classifier", help="train the crop classifier (36 tiles + not-a-tile, torch)")
     c.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
@@ -168,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--out", default=str(RUNS / "classifier"))
     c.set_defaults(func=lambda a: __import__("datasets.classifier_train", fromlist=["x"]).train(a))
     e = sub.add_parser("export", help="export both best checkpoints to ONNX in models/")
+    e.add_argument("--det-run", default="detector", help="run folder of the detector to export")
     e.set_defaults(func=export)
     a = ap.parse_args(argv)
     a.func(a)

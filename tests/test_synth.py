@@ -101,3 +101,15 @@ def test_random_scene_labels_are_inside_the_image(seed):
         x1, y1, x2, y2 = lb.box
         assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
         assert (lb.code is not None) or lb.face == "down"
+
+
+def test_held_out_style_has_designs_no_training_style_has():
+    from datasets.synth.faces import HOLDOUT_STYLE
+    from datasets.synth.generate import TRAIN_STYLES
+
+    held = style_for(HOLDOUT_STYLE)
+    train = [style_for(s) for s in TRAIN_STYLES]
+    assert HOLDOUT_STYLE not in TRAIN_STYLES
+    assert held.joker_design not in {s.joker_design for s in train}
+    assert held.flower_design not in {s.flower_design for s in train}
+    assert held.soap_design not in {s.soap_design for s in train}

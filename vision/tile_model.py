@@ -31,6 +31,8 @@ PROTOTYPES_FILE = "prototypes.npz"
 
 #: Classifier input: square BGR crops of this size, cut at CROP_MARGIN x the box's long side.
 CLASSIFIER_SIZE = 48
+#: Long side of the detector's input: a 1280x720 frame is read at 512x288.
+DETECTOR_SIDE = 512
 CROP_MARGIN = 1.15
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
 NOT_A_TILE = len(TILES)
@@ -128,9 +130,10 @@ class TileModel:
             raise TileModelError(f"cannot load tile models {detector}, {classifier}: {exc}") from exc
         inp = self._det.get_inputs()[0]
         self._det_name = inp.name
-        self.input_h, self.input_w = int(inp.shape[2]), int(inp.shape[3])
-        self._det_buf = np.empty((1, 3, self.input_h, self.input_w), np.float32)
-        self._letterbox = np.empty((self.input_h, self.input_w, 3), np.uint8)
+        # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
+        # aspect (long side DETECTOR_SIDE, short side rounded up to 32), so 4:3 and square photos lose nothing.
+        self._fixed = (int(inp.shape[2]), int(inp.shape[3])) if isinstance(inp.shape[2], int) else None
+        self._buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._cls_name = self._cls.get_inputs()[0].name
         self._crops = np.empty((64, CLASSIFIER_SIZE, CLASSIFIER_SIZE, 3), np.uint8)
         self.prototypes = prototypes
@@ -161,23 +164,33 @@ class TileModel:
                    up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)))
 
     # ------------------------------------------------------------------------------------------------ detector
-    def _prepare(self, frame: np.ndarray) -> tuple[float, float, float]:
+    def input_shape(self, h: int, w: int) -> tuple[int, int]:
+        """Detector input (height, width) for an h x w frame."""
+        if self._fixed:
+            return self._fixed
+        r = DETECTOR_SIDE / max(h, w)
+        return (-(-round(h * r) // 32) * 32, -(-round(w * r) // 32) * 32)
+
+    def _prepare(self, frame: np.ndarray) -> tuple[np.ndarray, float, float, float]:
         h, w = frame.shape[:2]
-        r = min(self.input_w / w, self.input_h / h)
+        ih, iw = self.input_shape(h, w)
+        if (ih, iw) not in self._buffers:
+            self._buffers[(ih, iw)] = (np.empty((ih, iw, 3), np.uint8), np.empty((1, 3, ih, iw), np.float32))
+        lb, buf = self._buffers[(ih, iw)]
+        r = min(iw / w, ih / h)
         nw, nh = round(w * r), round(h * r)
-        px, py = (self.input_w - nw) / 2, (self.input_h - nh) / 2
-        lb = self._letterbox
+        px, py = (iw - nw) / 2, (ih - nh) / 2
         lb[:] = _PAD_VALUE
         x0, y0 = int(round(px - 0.1)), int(round(py - 0.1))
         lb[y0:y0 + nh, x0:x0 + nw] = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
         # HWC BGR uint8 -> NCHW RGB float 0..1 (ultralytics trains on RGB)
-        np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=self._det_buf[0], casting="unsafe")
-        return r, x0, y0
+        np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
+        return buf, r, x0, y0
 
     def _boxes(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(boxes xyxy in frame px, face class ids, scores) after NMS."""
-        r, x0, y0 = self._prepare(frame)
-        out = self._det.run(None, {self._det_name: self._det_buf})[0][0]  # (4 + 2, N)
+        buf, r, x0, y0 = self._prepare(frame)
+        out = self._det.run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
         scores_all = out[4:]
         cls = scores_all.argmax(axis=0)
         scores = scores_all[cls, np.arange(out.shape[1])]

@@ -1,0 +1,136 @@
+"""The shipped tile models through vision.tile_model, `mahj detect` and `mahj enroll`, on a committed fixture.
+
+The fixture (tests/fixtures/tile_model, made by ``python -m datasets.synth.fixture``) is an overhead photo of a
+training-style set laid out: 38 tiles face up, 2 face down, with their true boxes and codes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.cli import main
+from vision.enroll import LABELS_FILE, EnrolError, read_labels
+from vision.tile_model import CLASSES, Detection, TileModel, TileModelError, crop_square
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tile_model"
+
+
+@pytest.fixture(scope="module")
+def model() -> TileModel:
+    return TileModel.load()
+
+
+@pytest.fixture(scope="module")
+def truth() -> dict:
+    return json.loads((FIXTURE / "table.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def frame() -> np.ndarray:
+    return cv2.imread(str(FIXTURE / "table.jpg"))
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    i = ix * iy
+    return i / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - i)
+
+
+def _match(dets: list[Detection], truth: dict) -> list[tuple[dict, Detection | None]]:
+    out = []
+    for t in truth["tiles"]:
+        best = max(dets, key=lambda d: _iou(d.box, t["box"]), default=None)
+        out.append((t, best if best is not None and _iou(best.box, t["box"]) >= 0.5 else None))
+    return out
+
+
+def test_detect_finds_and_reads_the_fixture(model, frame, truth):
+    dets = model.detect(frame)
+    assert all(isinstance(d, Detection) and d.face in ("up", "down") for d in dets)
+    for d in dets:
+        x1, y1, x2, y2 = d.box
+        assert 0 <= x1 < x2 <= frame.shape[1] and 0 <= y1 < y2 <= frame.shape[0]
+        assert 0 < d.score <= 1
+        assert (d.tile is None) == (d.tile_score is None or d.face == "down" or d.tile is None)
+    pairs = _match(dets, truth)
+    found = [d for _, d in pairs if d is not None]
+    # Floors under what the shipped detector does today (models/README.md: it is under-trained and misses
+    # tiles); raise them with a better detector. The classifier's floor is the meaningful one.
+    assert len(found) >= 0.6 * len(pairs), f"found {len(found)} of {len(pairs)} tiles"
+    face_ok = sum(d is not None and d.face == t["face"] for t, d in pairs)
+    assert face_ok >= 0.55 * len(pairs)
+    ups = [(t, d) for t, d in pairs if t["face"] == "up" and d is not None and d.face == "up"]
+    read_ok = sum(d.tile == t["code"] for t, d in ups)
+    assert read_ok >= 0.75 * len(ups), f"read {read_ok} of {len(ups)} face-up tiles right"
+    assert len(dets) <= len(pairs) + 3  # no flood of false boxes
+
+
+def test_classify_is_batched_and_accepts_any_crop_size(model, frame, truth):
+    ups = [t for t in truth["tiles"] if t["face"] == "up"]
+    crops = [crop_square(frame, tuple(t["box"]), size) for t, size in zip(ups, [48, 64, 30] * 20, strict=False)]
+    reads = model.classify(crops)
+    assert len(reads) == len(crops) and all(c in CLASSES and 0 <= s <= 1 for c, s in reads)
+    assert sum(c == t["code"] for (c, _), t in zip(reads, ups, strict=False)) >= 0.8 * len(ups)
+    assert model.classify([]) == []
+    blank = np.full((48, 48, 3), (40, 120, 40), np.uint8)  # bare felt
+    assert model.classify([blank])[0][0] == "none"
+
+
+def test_load_errors_name_the_path(tmp_path):
+    with pytest.raises(TileModelError, match="no such model folder"):
+        TileModel.load(tmp_path / "nope")
+    (tmp_path / "set.json").write_text("{}")
+    with pytest.raises(TileModelError, match=str(tmp_path)):
+        TileModel.load(tmp_path)
+
+
+def test_detect_cli_json_and_overlay(tmp_path, capsys, truth):
+    out = tmp_path / "overlay.png"
+    assert main(["detect", str(FIXTURE / "table.jpg"), "--json", "--out", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["width"] == 1280 and doc["height"] == 720
+    assert 0.6 * len(truth["tiles"]) <= len(doc["tiles"]) <= len(truth["tiles"]) + 3
+    t = doc["tiles"][0]
+    assert set(t) == {"box", "face", "tile", "score", "tile_score"} and len(t["box"]) == 4
+    overlay = cv2.imread(str(out))
+    assert overlay.shape == (720, 1280, 3)
+    assert np.abs(overlay.astype(int) - cv2.imread(str(FIXTURE / "table.jpg")).astype(int)).mean() > 0.5
+    assert main(["detect", str(tmp_path / "missing.jpg")]) == 2
+    assert "not a readable image" in capsys.readouterr().out
+
+
+def test_enroll_propose_correct_apply_and_use(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert main(["enroll", "myset", str(FIXTURE / "table.jpg"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    labels = Path(doc["labels"])
+    rows = list(csv.reader(labels.read_text().splitlines(), delimiter="\t"))
+    assert rows[0][-1] == "code" and len(rows) - 1 == doc["tiles"] >= 10
+    # The user corrects one row (pretend this set's Soap looks like our 1 Bam) and drops another.
+    rows[1][-1] = "Soap"
+    rows[2][-1] = "-"
+    labels.write_text("\n".join("\t".join(r) for r in rows) + "\n")
+    assert main(["enroll", "myset", "--apply", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["tiles"] == doc["tiles"] - 1 and summary["seconds"] < 120
+    enrolled = TileModel.load(tmp_path / "mahj" / "sets" / "myset")
+    crop = cv2.imread(str(labels.parent / "crops" / rows[1][0]))
+    assert enrolled.classify([cv2.resize(crop, (48, 48), interpolation=cv2.INTER_AREA)])[0][0] == "WD"
+    assert main(["enroll", "--list"]) == 0 and "myset" in capsys.readouterr().out
+
+
+def test_enroll_label_errors_name_file_line_column(tmp_path):
+    (tmp_path / "crops").mkdir()
+    (tmp_path / "crops" / "0000.png").write_bytes(b"")
+    (tmp_path / LABELS_FILE).write_text("crop\tcode\n0000.png\t3 bam\n0000.png\tbanana\n")
+    with pytest.raises(EnrolError, match=r"labels.tsv:3:2: 'banana'"):
+        read_labels(tmp_path)
+    (tmp_path / LABELS_FILE).write_text("crop\tcode\n0000.png\t3 bam\n0000.png\t-\n")
+    assert read_labels(tmp_path) == [("0000.png", "3B")]
