@@ -48,6 +48,7 @@ DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to rea
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile shows from above
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
+REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 
 
 class Detector(Protocol):
@@ -125,6 +126,7 @@ class TableReader:
         self._heal_cursor = 0
         self._reported_counts: dict[int, tuple[int, int]] = {}
         self._count_since: dict[int, tuple[float, int, int]] = {}
+        self._unexplained: dict[int, list[tuple[float, float, float, int]]] = {}  # seat -> (t, x, y, how many)
         self.stats = {"frames": 0, "detector_calls": 0, "regions_read": 0}
 
     # --- public ----------------------------------------------------------------------------------------
@@ -486,6 +488,7 @@ class TableReader:
                     continue
                 seat = self._actor(t_action, t)
                 out.append(ev.DiscardDown(t, idx, round(tr.confidence, 3), seat=seat, tile=tr.tile, **kw))
+                self._explain_removal(seat)
                 if tr.confidence < 0.5:
                     out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was just discarded?",
                                            seat=seat, choices=tr.alts or (tr.tile,)))
@@ -500,12 +503,38 @@ class TableReader:
                 seat = self._actor(t_action, t)
                 out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
         elif r.kind == "slope":
-            if diff.added:
-                out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=len(diff.added), **kw))
+            back = self._reappeared(r, diff, t)
+            if len(diff.added) > back:
+                out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=len(diff.added) - back, **kw))
                 self.turn = r.seat
         elif r.kind == "rack_top":
             out += self._rack_top(r, diff, idx, t, kw)
         return out
+
+    def _reappeared(self, r: _Region, diff, t: float) -> int:
+        """How many of the standing tiles just added are tiles that went missing moments ago for no reason: a
+        hand resting at the table's edge over a rack can hide standing tiles without the arm reaching far
+        enough to be seen as one, and their coming back is no rack. A removal is explained by a move of that
+        seat (discard, exposure, joker exchange, hand shown) and forgotten after ``REAPPEAR_S``."""
+        gone = [g for g in self._unexplained.get(r.seat, []) if t - g[0] <= REAPPEAR_S]
+        gone += [(t, tr.x, tr.y, len(diff.removed)) for tr in diff.removed]
+        back = 0
+        tol = 0.5 * self.cal.layout.tile_w_mm
+        for tr in diff.added:
+            # Only tiles that vanished several at once (a hand over a row): a single tile taken, the row closed
+            # up and a tile racked at its end (a joker exchange) lands where the last one was.
+            hit = next((g for g in gone if g[3] >= 2 and g[0] < t and abs(g[1] - tr.x) + abs(g[2] - tr.y) <= 2 * tol),
+                       None)
+            if hit is not None:
+                gone.remove(hit)
+                back += 1
+        self._unexplained[r.seat] = gone
+        return back
+
+    def _explain_removal(self, seat: int, n: int = 1) -> None:
+        """A move of ``seat`` that took ``n`` standing tiles: those removals were no occlusion."""
+        gone = self._unexplained.get(seat, [])
+        del gone[max(0, len(gone) - n):]
 
     def _rack_top(self, r: _Region, diff, idx: int, t: float, kw: dict) -> list[ev.Observation]:
         out: list[ev.Observation] = []
@@ -516,6 +545,7 @@ class TableReader:
             conf = min(tr.confidence for tr in face_up)
             out.append(ev.HandDisplayed(t, idx, round(conf, 3), seat=r.seat, tiles=tuple(tr.tile for tr in face_up),
                                         **kw))
+            self._explain_removal(r.seat, 14)
             return out
         groups = _groups(order, r.seat, size, self.cal.layout.tile_w_mm)
         added = {tr.id for tr in diff.added if tr.face == "up" and tr.tile}
@@ -524,6 +554,7 @@ class TableReader:
                 conf = min(tr.confidence for tr in g)
                 out.append(ev.ExposurePlaced(t, idx, round(conf, 3), seat=r.seat,
                                              tiles=tuple(tr.tile for tr in g if tr.tile), **kw))
+                self._explain_removal(r.seat, len(g))
                 self.turn = r.seat
         for old, tr in diff.recoded:
             if old == "J" and tr.tile and tr.tile != "J":
@@ -531,6 +562,7 @@ class TableReader:
                 seat = self._actor(kw["t_action"], t)
                 out.append(ev.JokerExchanged(t, idx, round(tr.confidence, 3), seat=seat, exposure_seat=r.seat,
                                              exposure_index=gi, tile=tr.tile, **kw))
+                self._explain_removal(seat)
         return out
 
     def _actor(self, since: float, now: float) -> int:
