@@ -85,10 +85,13 @@ def _detector(args: argparse.Namespace, video: Path):
         meta = meta_for(video) or {}
         return OracleDetector.load(boxes, meta.get("frames"))
     try:
-        from vision.tile_model import TileModel
+        from vision.tile_model import TileModel, TileModelError
     except ImportError as exc:
         raise RecordingError(f"the tile model is not available ({exc}); use --oracle on generated videos") from None
-    return TileModel.load(args.model)
+    try:
+        return TileModel.load(args.model)
+    except TileModelError as exc:
+        raise RecordingError(f"tile model: {exc}") from None
 
 
 def _read(args: argparse.Namespace, video: Path, on_event=None):
