@@ -67,8 +67,9 @@ def open_model() -> Any:
 
 def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Path, *,
           annotate: Path | None = None, keyboard: bool = True, stop_at_game_over: bool = False,
-          linger: float = 0.0) -> SessionResult:
-    """Run the assistant on ``source`` until it ends (or Ctrl-C); returns what happened."""
+          linger: float = 0.0, detector: Any = None) -> SessionResult:
+    """Run the assistant on ``source`` until it ends (or Ctrl-C); returns what happened. ``detector``: what
+    finds the tiles (default: the shipped tile model)."""
     result = SessionResult(journal=journal_path)
     start = time.monotonic()
     with ExitStack() as stack:
@@ -100,7 +101,7 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         calibration = open_calibration(profile, first.image)
         from vision.reader import TableReader
 
-        reader = TableReader(calibration, open_model(), fps=source.fps)
+        reader = TableReader(calibration, detector if detector is not None else open_model(), fps=source.fps)
         writer: AnnotatedWriter | None = None
         if annotate is not None:
             h, w = first.image.shape[:2]

@@ -90,6 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run the whole assistant on the bundled recording with a simulated board")
     p.add_argument("--out", type=Path, default=Path("mahj-demo"), help="output folder (default: mahj-demo)")
     p.add_argument("--video", type=Path, default=DEMO_RECORDING, help="another recording to play")
+    p.add_argument("--detector", choices=("oracle", "model"), default="oracle",
+                   help="how tiles are found: the recording's true tile boxes (default; the shipped model cannot "
+                        "yet read tiles as small as this recording's) or the shipped tile model")
     p.add_argument("--open", action="store_true", help="open the display in a web browser")
     p.add_argument("--wav", action="store_true", help="write announcements as WAV files into OUT/speech")
     p.add_argument("--linger", type=float, default=0.0, metavar="S",
@@ -115,10 +118,21 @@ def run(args: argparse.Namespace) -> int:
         primed = prime_journal(journal, args.video)
     except (OSError, ValueError, RuntimeError) as exc:
         return fail(args, f"{args.video}: cannot load the game before the recording: {exc}")
+    detector = None
+    if args.detector == "oracle":
+        from vision.oracle import OracleDetector
+
+        boxes = args.video.with_suffix(".boxes.npz")
+        if not boxes.exists():
+            return fail(args, f"{boxes}: no true tile boxes beside this recording; use --detector model")
+        detector = OracleDetector.load(boxes)
     if not args.json:
         joined = f"; it joins a game in progress: {primed} earlier events loaded into the journal" if primed else ""
         print(f"mahj demo: {args.video.name} with a simulated signal board{joined}. Output in {args.out}/",
               flush=True)
+        if detector is not None:
+            print("tiles: read from the recording's true tile boxes (its tiles are ~8 px wide, too small for the "
+                  "shipped model: see docs/vision.md); --detector model runs the model instead", flush=True)
     opts = options_from(args, profile)
     if args.wav:
         opts.wav_dir = args.out / "speech"
@@ -130,10 +144,11 @@ def run(args: argparse.Namespace) -> int:
         opts.on_display = webbrowser.open
     try:
         result = watch(profile, opts, source, journal, annotate=args.out / "annotated.mp4",
-                       stop_at_game_over=True, linger=args.linger)
+                       stop_at_game_over=True, linger=args.linger, detector=detector)
     except SetupError as exc:
         return fail(args, str(exc))
-    summary = {"type": "summary", "recording": str(args.video), "events_before_recording": primed,
+    summary = {"type": "summary", "recording": str(args.video), "detector": args.detector,
+               "events_before_recording": primed,
                "frames": result.frames,
                "seconds": round(result.seconds, 2), "journal": str(result.journal),
                "annotated_video": str(result.annotated), "display": result.display_url,
