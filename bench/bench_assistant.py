@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.commands.demo import DEMO_RECORDING, prime_journal  # noqa: E402
+from assistant.commands.demo import DEMO_RECORDING, oracle_for, prime_journal  # noqa: E402
 from assistant.profile import load_profile  # noqa: E402
 from assistant.sources import FrameSource  # noqa: E402
 from assistant.wiring import Options, SetupError  # noqa: E402
@@ -82,10 +82,8 @@ def led_red_times(pin_changes: list) -> list[float]:
 def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
     import assistant.session as session
 
-    if oracle:  # the renderer's true boxes instead of the ONNX model: the pipeline's own share of the latency
-        from vision.oracle import OracleDetector
-
-        session.open_model = lambda: OracleDetector.load(video.with_suffix(".boxes.npz"))
+    # oracle: the renderer's true boxes instead of the ONNX model, the pipeline's own share of the latency
+    detector = oracle_for(video) if oracle else None
 
     profile = load_profile(None)
     profile = replace(profile, board_port="sim", display=replace(profile.display, enabled=False))
@@ -95,7 +93,7 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
         prime_journal(journal, video)  # the game before the recording, as `mahj demo` does
         cpu0, wall0 = time.process_time(), time.monotonic()
         result = session.watch(profile, Options(quiet=True, speech=False, display=False), source,
-                               journal, keyboard=False, stop_at_game_over=True)
+                               journal, keyboard=False, stop_at_game_over=True, detector=detector)
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     a = result.assistant
     pins = a.board.rig.pin_changes() if a is not None and a.board is not None and a.board.rig else []

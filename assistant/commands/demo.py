@@ -11,6 +11,7 @@ import json
 import webbrowser
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from assistant.commands.watch import add_output_options, fail, options_from
 from assistant.profile import ProfileError, load_profile
@@ -72,6 +73,17 @@ def rebuild_game_before(seed: int, start_event: int) -> list[dict]:
     return records
 
 
+def oracle_for(video: Path) -> Any:
+    """The recording's true tile boxes served as a detector (vision.oracle), or None if it has none."""
+    from vision.oracle import OracleDetector
+    from vision.recording import meta_for
+
+    boxes = video.with_suffix(".boxes.npz")
+    if not boxes.exists():
+        return None
+    return OracleDetector.load(boxes, (meta_for(video) or {}).get("frames"))
+
+
 def prime_journal(journal: Path, video: Path) -> int:
     """Start the demo's journal with the game so far, so the watch resumes it exactly as ``mahj watch --journal``
     resumes after a crash. Returns how many events that is (0: the recording starts a game)."""
@@ -120,12 +132,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(args, f"{args.video}: cannot load the game before the recording: {exc}")
     detector = None
     if args.detector == "oracle":
-        from vision.oracle import OracleDetector
-
-        boxes = args.video.with_suffix(".boxes.npz")
-        if not boxes.exists():
-            return fail(args, f"{boxes}: no true tile boxes beside this recording; use --detector model")
-        detector = OracleDetector.load(boxes)
+        detector = oracle_for(args.video)
+        if detector is None:
+            return fail(args, f"{args.video}: no true tile boxes (.boxes.npz) beside it; use --detector model")
     if not args.json:
         joined = f"; it joins a game in progress: {primed} earlier events loaded into the journal" if primed else ""
         print(f"mahj demo: {args.video.name} with a simulated signal board{joined}. Output in {args.out}/",
