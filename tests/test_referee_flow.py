@@ -304,3 +304,13 @@ def test_joker_exchange_only_once_the_claimed_tile_is_exposed():
     assert "complete the exposure" in only(early, "rejected").data["reason"]
     g("exposure", seat=0, tiles=["5C", "5C", "5C"])
     assert only(g("joker_exchange", seat=0, from_seat=2, exposure_index=0, tile="3B"), "joker_exchanged")
+
+
+def test_issued_rulings_keep_their_data_after_a_joker_exchange():
+    g = Table()
+    g.start()
+    g.turn(0, "3B")
+    accepted = only(g.expose(1, ["3B", "J", "J"]), "exposure_accepted")
+    g("joker_exchange", seat=1, from_seat=1, exposure_index=0, tile="3B")
+    assert g.ref.seats[1].exposures[0] == ["3B", "3B", "J"]
+    assert accepted.data["tiles"] == ["3B", "J", "J"]  # the ruling still says what was placed

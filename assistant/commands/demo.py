@@ -67,9 +67,7 @@ def rebuild_game_before(seed: int, start_event: int) -> list[dict]:
                | {"recording": {"referee_seed": seed, "start_event": start_event}}]
     for event in game.events[:start_event]:
         records.append({"kind": "event", "source": "before the recording", "frame": -1, "event": rev.to_json(event)})
-        # serialised now: a ruling's data may share lists with the referee's state that later events change
-        rulings = json.loads(json.dumps([r.to_json() for r in referee.apply(event)]))
-        records.append({"kind": "rulings", "rulings": rulings})
+        records.append({"kind": "rulings", "rulings": [r.to_json() for r in referee.apply(event)]})
     return records
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,11 @@ class Ruling:
     t: float
     seat: int | None = None
     data: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # A ruling records the moment it was given: copy the data so later changes to the referee's state
+        # (e.g. a joker exchanged out of an exposure the data lists) never rewrite a ruling already issued.
+        object.__setattr__(self, "data", copy.deepcopy(self.data))
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "t": self.t, "seat": self.seat, "data": self.data}
