@@ -56,7 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from datasets.video.generate import generate_game
+    try:
+        from datasets.video.generate import generate_game
+    except ModuleNotFoundError as exc:  # the renderer is a development tool with its own extra
+        print(f"error: the video generator needs {exc.name}: pip install -e '.[synth]'")
+        return 2
 
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
