@@ -48,7 +48,10 @@ def test_demo_with_oracle_detector(tmp_path, capsys):
 def test_demo_with_the_shipped_model(tmp_path, capsys):
     code = main(["demo", "--out", str(tmp_path), "--no-speech", "--detector", "model"])
     summary = _check_outputs(tmp_path, capsys.readouterr().out, mahjong=False)
-    if code != 0:  # the whole chain ran; what is left is the model's reading of this recording
+    # Exit 1 means the whole chain ran and only the verified Mah Jongg is missing (the model's reading of this
+    # recording); any other code is a broken chain and fails here rather than being excused below.
+    assert code == (0 if summary["mahjong"] else 1), f"demo exited {code}"
+    if code == 1:
         pytest.xfail(f"the shipped tile model does not read the demo recording well enough for a verified "
                      f"Mah Jongg yet ({summary['frames']} frames read)")
     assert summary["mahjong"]["kind"] == "mahjong_verified"
