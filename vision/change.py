@@ -29,6 +29,7 @@ MIN_DELTA = 8             # contrast, and a sleeve over dark felt must still cou
 _BRIDGE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
 _REACH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (41, 41))     # ~120 mm around a hand: its fingers and wrist
 _SOLID = np.ones((5, 5), np.uint8)
+_SPECK = np.ones((3, 3), np.uint8)        # single-pixel noise the arm test opens away
 MOTION_MEMORY = 10        # frames a pixel counts as "recently moved"
 ARM_REACH_MM = 70.0       # an edge blob reaching past the rack slope and trembling is an arm, ...
 ARM_FAR_MM = 110.0        # ... one reaching past the rack top is an arm even when still, ...
@@ -73,7 +74,8 @@ class ChangeWatcher:
         size = calibration.layout.size_mm
         self.side = int(round(size / MM_PER_PX))
         scale = np.diag([MM_PER_PX, MM_PER_PX, 1.0])          # top-down px -> table mm
-        self._warp = calibration.H @ scale                    # top-down px -> image px
+        # top-down px -> image px of the half-size frame that topdown() and skin() warp from
+        self._half_warp = np.diag([0.5, 0.5, 1.0]) @ calibration.H @ scale
         self.views = {}
         for band in calibration.bands:
             poly = band.polygon(size) / MM_PER_PX
@@ -94,20 +96,22 @@ class ChangeWatcher:
         """The coarse top-down gray view of the table (uint8, side x side)."""
         gray = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY) if frame_bgr.ndim == 3 else frame_bgr
         small = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        warp = np.diag([0.5, 0.5, 1.0]) @ self._warp
-        return cv2.warpPerspective(small, warp, (self.side, self.side),
+        return cv2.warpPerspective(small, self._half_warp, (self.side, self.side),
                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0)
 
     def update(self, top: np.ndarray) -> None:
         """Measure motion and change of every region for this top-down frame."""
+        delta = self.delta
         for v in self.views.values():
             x0, y0, x1, y1 = v.rect
             patch = top[y0:y1, x0:x1]
-            v.motion = v.area if self.prev is None else _changed(patch, self.prev[y0:y1, x0:x1], self.delta)
-            v.change = v.area if v.ref is None else _changed(patch, v.ref, self.delta)
-        self.moving_px = top.size if self.prev is None else _changed(top, self.prev, self.delta)
-        if self.prev is not None and self.prev.shape == top.shape:
-            self.moving_now = cv2.absdiff(top, self.prev) > self.delta
+            v.motion = v.area if self.prev is None else _changed(patch, self.prev[y0:y1, x0:x1], delta)
+            v.change = v.area if v.ref is None else _changed(patch, v.ref, delta)
+        if self.prev is None:
+            self.moving_px = top.size
+        else:       # one whole-view difference gives both the count and the mask
+            self.moving_now = cv2.absdiff(top, self.prev) > delta
+            self.moving_px = int(np.count_nonzero(self.moving_now))
             np.subtract(self.motion_hist, 1, out=self.motion_hist, where=self.motion_hist > 0)
             self.motion_hist[self.moving_now] = MOTION_MEMORY
         self.prev = top
@@ -126,9 +130,8 @@ class ChangeWatcher:
         """Skin-coloured pixels (YCrCb box, the classic skin-tone range) in the top-down view, uint8 0/1."""
         small = cv2.resize(frame_bgr, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         mask = cv2.inRange(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb), _SKIN_LO, _SKIN_HI)
-        warp = np.diag([0.5, 0.5, 1.0]) @ self._warp
-        return cv2.warpPerspective(mask, warp, (self.side, self.side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
-                                   borderValue=0) // 255
+        return cv2.warpPerspective(mask, self._half_warp, (self.side, self.side),
+                                   flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderValue=0) // 255
 
     def occluded(self, top: np.ndarray, tile_mm2: float, skin: np.ndarray | None = None) -> set[str]:
         """Regions an arm lies over. Two signs, each enough: (1) an arm reaches in from outside the table, so it
@@ -141,7 +144,7 @@ class ChangeWatcher:
         if self.table_ref is None:
             return set()
         diff = (cv2.absdiff(top, self.table_ref) > self.delta).astype(np.uint8)
-        diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        diff = cv2.morphologyEx(diff, cv2.MORPH_OPEN, _SPECK)
         hand = None
         if skin is not None:
             if self._prev_skin is not None:          # a hand moving over felt of its own brightness
