@@ -123,6 +123,7 @@ class TableReader:
         self.dark = False
         self.frozen_since: int | None = None
         self.frozen_reported = False
+        self._prev_top: np.ndarray | None = None      # the previous frame's top-down view, for _check_frozen
         self._heal_cursor = 0
         self._reported_counts: dict[int, tuple[int, int]] = {}
         self._count_since: dict[int, tuple[float, int, int]] = {}
@@ -188,15 +189,9 @@ class TableReader:
     def fit_regions(self, frame: np.ndarray) -> None:
         """Fit the regions to the tiles of this frame (vision.calibration.fit_bands) and rebuild the watcher:
         the first frame of a session, unless the calibration already holds fitted or hand-set regions."""
-        h, w = frame.shape[:2]
-        if hasattr(self.model, "detect_at"):
-            dets = self.model.detect_at(self._frame_index, (0, 0, w, h))
-        else:
-            dets = self.model.detect(frame)
-        self.stats["detector_calls"] += 1
+        dets, table = self._detect(frame)
         if dets:
-            centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
-            tiles = [(float(x), float(y), d.face) for (x, y), d in zip(self.cal.to_table(centers), dets, strict=True)]
+            tiles = [(float(x), float(y), d.face) for (x, y), d in zip(table, dets, strict=True)]
             self.cal.bands = fit_bands(self.cal.bands, tiles, self.cal.layout.size_mm)
         self.cal.bands_fitted = True
         self.watch.set_calibration(self.cal)
@@ -227,7 +222,7 @@ class TableReader:
 
     def _check_frozen(self, idx: int, t: float, out: list) -> bool:
         """A real sensor always has some noise: bit-identical frames for a second mean a stuck camera/driver."""
-        still = self.watch.prev is not None and getattr(self, "_prev_top", None) is not None and \
+        still = self.watch.prev is not None and self._prev_top is not None and \
             np.array_equal(self.watch.prev, self._prev_top)
         self._prev_top = self.watch.prev
         if still:
@@ -397,18 +392,11 @@ class TableReader:
         frame, not a crop around the regions: the detector letterboxes its input to a fixed size, so a crop
         costs the same and would show the tiles at a scale it was not trained on. What change-driven work saves
         is the calls themselves: a quiet table calls the model only to heal, every ``heal_every_s``."""
-        h, w = frame.shape[:2]
-        if hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
-            dets = self.model.detect_at(self._frame_index, (0, 0, w, h))
-        else:
-            dets = self.model.detect(frame)
-        self.stats["detector_calls"] += 1
+        dets, table = self._detect(frame)
         self.stats["regions_read"] += len(regions)
         out: dict[str, list[TileSeen]] = {r.name: [] for r in regions}
         if not dets:
             return out
-        centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
-        table = self.cal.to_table(centers)
         size = self.cal.layout.size_mm
         reading = {r.name for r in regions}
         for d, (x, y) in zip(dets, table, strict=True):
@@ -424,6 +412,19 @@ class TableReader:
                         if top.name not in reading and not top.needs_read and self._holds(top, "up", x, y, size):
                             top.needs_read, top.change_start_t = True, self._frame_t
         return out
+
+    def _detect(self, frame: np.ndarray) -> tuple[list[Any], np.ndarray]:
+        """One tile-model call on the whole frame: its detections and their box centres in table mm."""
+        h, w = frame.shape[:2]
+        if hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
+            dets = self.model.detect_at(self._frame_index, (0, 0, w, h))
+        else:
+            dets = self.model.detect(frame)
+        self.stats["detector_calls"] += 1
+        if not dets:
+            return dets, np.zeros((0, 2))
+        centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
+        return dets, self.cal.to_table(centers)
 
     def _holds(self, r: _Region, face: str, x: float, y: float, size: float) -> bool:
         """Whether a tile seen at table (x, y) belongs to region ``r``. Standing tiles are never face up, so a
