@@ -93,26 +93,29 @@ def test_whole_hand_is_shown(table):
     page.screenshot(path=str(ARTIFACTS / "display-mahjong.png"), full_page=True)
 
 
+def _tab_to(page, element_id: str, presses: int = 100) -> None:
+    """Presses Tab until #element_id has focus; fails (rather than looping forever) if it never gets there."""
+    for _ in range(presses):
+        if page.evaluate("document.activeElement.id") == element_id:
+            return
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == element_id, f"Tab never reached #{element_id}"
+
+
 def test_keyboard_only(table):
     page, _, _, corrections = table
     page.focus("body")
     before = page.inner_text("#size-label")
-    for _ in range(12):  # tab to the "Larger text" button
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.id") == "larger":
-            break
-    assert page.evaluate("document.activeElement.id") == "larger"
+    _tab_to(page, "larger", presses=12)
     page.keyboard.press("Enter")
     assert int(page.inner_text("#size-label").rstrip("%")) == int(before.rstrip("%")) + 25
     # Correct the last discard to Soap with the keyboard alone: focus the select, type, submit with Enter.
-    while page.evaluate("document.activeElement.id") != "fix-tile":
-        page.keyboard.press("Tab")
+    _tab_to(page, "fix-tile")
     page.keyboard.type("Soap")
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     page.wait_for_function("document.getElementById('corr-result').textContent.includes('done')")
-    while page.evaluate("document.activeElement.id") != "undo":
-        page.keyboard.press("Tab")
+    _tab_to(page, "undo")
     page.keyboard.press("Space")
     page.wait_for_function("document.getElementById('corr-result').textContent === 'undo done'")
     assert corrections[-2:] == [{"action": "fix_tile", "tile": "WD"}, {"action": "undo"}]
