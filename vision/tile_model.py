@@ -136,6 +136,7 @@ class TileModel:
         self._buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._cls_name = self._cls.get_inputs()[0].name
         self._crops = np.empty((64, CLASSIFIER_SIZE, CLASSIFIER_SIZE, 3), np.uint8)
+        self._cls_in = np.empty((64, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE), np.float32)
         self.prototypes = prototypes
         self.conf, self.iou, self.up_conf = conf, iou, up_conf
 
@@ -212,7 +213,11 @@ class TileModel:
 
     # ---------------------------------------------------------------------------------------------- classifier
     def _run_classifier(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x = crops.transpose(0, 3, 1, 2).astype(np.float32)
+        n = len(crops)
+        if n > len(self._cls_in):
+            self._cls_in = np.empty((n, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE), np.float32)
+        x = self._cls_in[:n]
+        np.copyto(x, crops.transpose(0, 3, 1, 2))      # NHWC uint8 -> NCHW float, into the kept buffer
         probs, emb = self._cls.run(None, {self._cls_name: x})
         return probs, emb
 
