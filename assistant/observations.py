@@ -18,26 +18,18 @@ sure of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.referee import events as rev
+from engine.referee.rulings import Ruling
 from engine.tiles import TileError, spoken_name
 
 SEATS = ("East", "South", "West", "North")
 
 
-@dataclass(frozen=True)
-class Notice:
-    """A ruling-shaped message that is not from the referee (``kind`` "help" or "help_cleared")."""
-
-    kind: str
-    t: float
-    seat: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "t": self.t, "seat": self.seat, "data": self.data}
+#: A message that is not from the referee ("help" or "help_cleared") has exactly a ruling's shape, so it is one:
+#: the board, display, speech and journal handle it like any other ruling.
+Notice = Ruling
 
 
 def _seat(x: Any, fallback: Any) -> Any:
