@@ -16,12 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.card.compiled import JOKERS_IN_SET, KINDS, NK, CompiledCard, Variation
+from engine.card.compiled import JOKERS_IN_SET, KINDS, NK, SET_KIND_COUNTS, CompiledCard, Variation
 from engine.card.model import CardLine
 from engine.card.results import MissingTile, Suggestion, Verdict
-from engine.tiles import INDEX, JOKER, SET_COUNTS, parse_tile
+from engine.tiles import INDEX, JOKER, parse_tile
 
-_SET = np.array([SET_COUNTS[k] for k in KINDS], dtype=np.int16)
 _RULED_OUT = 1 << 20  # score of a variation the exposures do not fit
 _DEAD = 1 << 10  # added to the score of a variation that cannot be completed from unseen tiles
 NEAREST = 3
@@ -61,9 +60,7 @@ class _Distance:
 
 
 def _hand(concealed: Sequence[str], exposures: Sequence[Sequence[str]]) -> _Hand:
-    counts = np.zeros(NK + 1, dtype=np.int16)
-    for t in concealed:
-        counts[INDEX[_code(t)]] += 1
+    counts = _tile_counts(concealed)
     fill = np.zeros(NK, dtype=np.int16)
     naturals = np.zeros(NK, dtype=np.int16)
     exposed: Counter = Counter()
@@ -208,7 +205,7 @@ class Card:
     def _unseen(self, hand: _Hand, seen: np.ndarray, own: bool) -> tuple[np.ndarray, int]:
         """Tiles of each kind nobody has seen: the set minus ``seen`` minus the player's exposed (and, when the
         player is asking, concealed) tiles."""
-        unseen = _SET - seen[:NK] - hand.exposed_naturals - (hand.h if own else 0)
+        unseen = SET_KIND_COUNTS - seen[:NK] - hand.exposed_naturals - (hand.h if own else 0)
         jokers = JOKERS_IN_SET - int(seen[NK]) - hand.exposed_jokers - (hand.jokers if own else 0)
         return np.maximum(unseen, 0), max(jokers, 0)
 
@@ -285,7 +282,7 @@ class Card:
         that decide whether a line can still be completed.
         """
         hand = _hand(tiles, exposures)
-        return self._suggest(hand, _seen_counts(seen), None)
+        return self._suggest(hand, _tile_counts(seen), None)
 
     def lines_allowing(self, exposures: Sequence[Sequence[str]], seen: Sequence[str] = ()) -> list[CardLine]:
         """Lines a hand with these exposures could still complete, judged from the table only (the concealed
@@ -294,7 +291,7 @@ class Card:
         hand = _hand((), exposures)
         if hand.problem:
             return []
-        unseen, unseen_jokers = self._unseen(hand, _seen_counts(seen), own=False)
+        unseen, unseen_jokers = self._unseen(hand, _tile_counts(seen), own=False)
         alive = self._fit(hand) & ~self._distance(hand, unseen, unseen_jokers).dead
         return [self.lines[i] for i in sorted(set(self._c.line_of[alive].tolist()))]
 
@@ -307,18 +304,19 @@ def exposure_problem(exposures: Sequence[Sequence[str]]) -> str | None:
 def _beyond_set(hand: _Hand) -> str | None:
     """A hand no real set can produce (a misread tile, a typo): more of a kind than the 152-tile set holds."""
     naturals = hand.h + hand.exposed_naturals
-    over = np.flatnonzero(naturals > _SET)
+    over = np.flatnonzero(naturals > SET_KIND_COUNTS)
     if over.size:
         k = int(over[0])
-        return f"{int(naturals[k])} x {KINDS[k]}, but a set has only {int(_SET[k])}"
+        return f"{int(naturals[k])} x {KINDS[k]}, but a set has only {int(SET_KIND_COUNTS[k])}"
     jokers = hand.jokers + hand.exposed_jokers
     if jokers > JOKERS_IN_SET:
         return f"{jokers} jokers, but a set has only {JOKERS_IN_SET}"
     return None
 
 
-def _seen_counts(seen: Sequence[str]) -> np.ndarray:
+def _tile_counts(tiles: Sequence[str]) -> np.ndarray:
+    """Counts per kind, jokers last (index NK)."""
     counts = np.zeros(NK + 1, dtype=np.int16)
-    for t in seen:
+    for t in tiles:
         counts[INDEX[_code(t)]] += 1
     return counts

@@ -20,7 +20,8 @@ from engine.tiles import DRAGON_OF_SUIT, INDEX, JOKER, SET_COUNTS, SUITS, TILES,
 KINDS = TILES[:INDEX[JOKER]]
 NK = len(KINDS)
 JOKERS_IN_SET = SET_COUNTS[JOKER]
-_SET = np.array([SET_COUNTS[k] for k in KINDS], dtype=np.int16)
+#: How many of each natural kind a set holds, as a count vector over KINDS.
+SET_KIND_COUNTS = np.array([SET_COUNTS[k] for k in KINDS], dtype=np.int16)
 _SYMBOL_TILE = {"0": "WD", "F": "F", "N": "N", "E": "E", "W": "W", "S": "S"}
 
 
@@ -97,12 +98,12 @@ def _counts(v: Variation) -> tuple[np.ndarray, np.ndarray]:
 def impossible(need: np.ndarray, elig: np.ndarray) -> str | None:
     """Why a concrete hand can never be built from one set, or None: naturals beyond the set, or > 8 jokers."""
     natural_min = need - elig
-    over = np.flatnonzero(natural_min > _SET)
+    over = np.flatnonzero(natural_min > SET_KIND_COUNTS)
     if over.size:
         k = int(over[0])
-        return (f"needs {int(need[k])} x {KINDS[k]} but the set holds {int(_SET[k])} and jokers may stand "
+        return (f"needs {int(need[k])} x {KINDS[k]} but the set holds {int(SET_KIND_COUNTS[k])} and jokers may stand "
                 f"for only {int(elig[k])} of them here")
-    jokers = int(np.maximum(need - _SET, 0).sum())
+    jokers = int(np.maximum(need - SET_KIND_COUNTS, 0).sum())
     if jokers > JOKERS_IN_SET:
         return f"needs at least {jokers} jokers but the set holds {JOKERS_IN_SET}"
     return None
