@@ -12,6 +12,7 @@ Seats are chairs 0..3 (0 = the first East), counterclockwise in turn order.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass
@@ -267,7 +268,9 @@ def to_json(event: Event) -> dict[str, Any]:
     return out
 
 
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
+    """Resolved field types of an event class, resolved once: every journal line and camera event is parsed."""
     return typing.get_type_hints(cls)
 
 
