@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.japanese.points import payments
 from engine.japanese.rules import PRESETS, Rules
-from engine.japanese.scoring import YAKU_NAMES, Meld, Situation, fu_reason, score
+from engine.japanese.scoring import YAKU_NAMES, Meld, Situation, score
 from engine.japanese.tiles import KIND_NAMES, WIND_INDEX, MpszError, parse_mpsz
 
 _FLAGS = frozenset(("riichi", "double_riichi", "ippatsu", "haitei", "houtei", "rinshan", "chankan", "tenhou",
@@ -218,7 +218,7 @@ def score_request(request: Mapping[str, Any], presets: Mapping[str, Rules] = PRE
             "win": True,
             "han": result.han,
             "fu": result.fu,
-            "fu_details": [{"fu": fu, "reason": fu_reason(key, kind)} for fu, key, kind in result.fu_parts],
+            "fu_details": [{"fu": fu, "reason": reason} for fu, reason in result.fu_details()],
             "yaku": [{"name": key, "han": han, "english": YAKU_NAMES[key], "limit": limits} if limits > 0 else
                      {"name": key, "han": han, "english": YAKU_NAMES[key]} for key, han, limits in result.yaku],
             "basic_points": result.basic,
