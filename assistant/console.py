@@ -11,10 +11,10 @@ import json
 import sys
 from typing import Any, TextIO
 
+from assistant.profile import SEAT_NAMES as WINDS
 from engine.referee import events as rev
 from engine.tiles import TileError, spoken_name
 
-WINDS = ("East", "South", "West", "North")
 _ANSI = {"green": "\033[42;30m", "red": "\033[41;97m", "amber": "\033[43;30m", "blue": "\033[44;97m",
          "off": "\033[40;97m"}
 _RESET = "\033[0m"

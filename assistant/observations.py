@@ -20,12 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.profile import SEAT_NAMES as SEATS
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
 from engine.tiles import TileError, spoken_name
-
-SEATS = ("East", "South", "West", "North")
-
 
 #: A message that is not from the referee ("help" or "help_cleared") has exactly a ruling's shape, so it is one:
 #: the board, display, speech and journal handle it like any other ruling.

@@ -13,10 +13,9 @@ import json
 import sys
 
 from assistant.journal import builtin_profile_text
+from assistant.profile import SEAT_NAMES
 from engine.referee import ProfileError, parse_profile
 from engine.referee.settle import Win, jokerless_counts, settle_win
-
-SEAT_NAMES = ("East", "South", "West", "North")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

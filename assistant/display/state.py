@@ -12,9 +12,9 @@ import time
 from collections import deque
 from typing import Any
 
+from assistant.profile import SEAT_NAMES as WINDS
 from engine.tiles import TileError, spoken_name
 
-WINDS = ("East", "South", "West", "North")
 WINDOW_WORDS = {
     "open": "Window OPEN: you may call",
     "claim": "Claim pending: wait",
