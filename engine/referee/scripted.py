@@ -25,7 +25,7 @@ from engine.referee.profile import ScoringProfile
 from engine.referee.referee import Referee
 from engine.referee.rulings import Ruling
 from engine.referee.state import CHARLESTON_STEPS
-from engine.tiles import JOKER, SET_COUNTS, TILES
+from engine.tiles import INDEX, JOKER, SET_COUNTS, TILES
 
 if TYPE_CHECKING:
     from engine.card import Card
@@ -72,7 +72,7 @@ class _Table:
             raise _Stuck(f"scripted event refused: {bad[0].data}")
         self.game.events.append(event)
         self.game.rulings.append(rulings)
-        self.game.hands.append([sorted(h, key=TILES.index) for h in self.hands])
+        self.game.hands.append([sorted(h, key=INDEX.__getitem__) for h in self.hands])
         return rulings
 
 
