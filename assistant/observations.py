@@ -23,25 +23,14 @@ from typing import Any
 from assistant.profile import SEAT_NAMES as SEATS
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
-from engine.tiles import TileError, spoken_name
-
-#: A message that is not from the referee ("help" or "help_cleared") has exactly a ruling's shape, so it is one:
-#: the board, display, speech and journal handle it like any other ruling.
-Notice = Ruling
+from engine.tiles import name_or_code
 
 
 def _seat(x: Any, fallback: Any) -> Any:
     return x if isinstance(x, int) and 0 <= x < 4 else fallback
 
 
-def _name(code: str) -> str:
-    try:
-        return spoken_name(code)
-    except TileError:
-        return code
-
-
-def convert(obs: Any, referee: Any) -> list[rev.Event | Notice]:
+def convert(obs: Any, referee: Any) -> list[rev.Event | Ruling]:
     """The referee events (and notices) one vision observation stands for, given the referee's current state."""
     kind = getattr(obs, "type", "")
     t = obs.t_action if getattr(obs, "t_action", None) is not None else obs.t
@@ -64,7 +53,7 @@ def convert(obs: Any, referee: Any) -> list[rev.Event | Notice]:
             return [rev.Claim(t, seat, "mahjong")]
         return [rev.Rack(t, seat)]
     if kind == "exposure_placed":
-        out: list[rev.Event | Notice] = []
+        out: list[rev.Event | Ruling] = []
         award = getattr(referee, "award", None)
         already = award is not None and award.seat == seat
         if window is not None and seat != window.discarder and seat not in window.claims and not already:
@@ -78,19 +67,19 @@ def convert(obs: Any, referee: Any) -> list[rev.Event | Notice]:
         return [rev.MahjongDeclared(t, seat, tuple(obs.tiles), self_picked=self_picked)]
     if kind == "tile_count":
         where = {"rack": f"{SEATS[seat]}'s rack", "wall": f"{SEATS[seat]}'s wall", "floor": "the discards"}
-        return [Notice("help", obs.t, seat, {"message": f"I count {obs.seen} tiles on "
+        return [Ruling("help", obs.t, seat, {"message": f"I count {obs.seen} tiles on "
                                                         f"{where.get(obs.where, obs.where)}, expected {obs.expected}",
                                              "source": "tile_count"})]
     if kind == "camera_problem":
         if obs.resolved:
-            return [Notice("help_cleared", obs.t, None, {"problem": obs.problem})]
+            return [Ruling("help_cleared", obs.t, None, {"problem": obs.problem})]
         text = {"dark": "the table is too dark to read", "bumped": "the camera was bumped; recalibrating",
                 "frozen": "the camera picture is frozen", "frames_dropped": "the camera is dropping frames",
                 "markers_lost": "the corner markers are hidden"}.get(obs.problem, obs.problem)
-        return [Notice("help", obs.t, None, {"message": text + (f" ({obs.detail})" if obs.detail else ""),
+        return [Ruling("help", obs.t, None, {"message": text + (f" ({obs.detail})" if obs.detail else ""),
                                              "source": "camera", "problem": obs.problem})]
     if kind == "ask_human":
-        choices = ", ".join(_name(c) for c in obs.choices)
-        return [Notice("help", obs.t, _seat(obs.seat, None), {
+        choices = ", ".join(name_or_code(c) for c in obs.choices)
+        return [Ruling("help", obs.t, _seat(obs.seat, None), {
             "message": obs.question + (f" ({choices}?)" if choices else ""), "source": "reader"})]
     return []

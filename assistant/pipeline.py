@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.display.state import TableView
-from assistant.observations import Notice, convert
+from assistant.observations import convert
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
 from hardware.signals import BoardState
@@ -99,7 +99,7 @@ class Assistant:
         self.rulings += rulings
         return rulings
 
-    def notice(self, n: Notice) -> None:
+    def notice(self, n: Ruling) -> None:
         """Journal a notice and show/speak it, unless the very same help request went out moments ago (the
         reader may repeat a question every frame until someone looks)."""
         if self.journal is not None:
@@ -136,7 +136,7 @@ class Assistant:
                 # The next game's first discard: the walls were built and the Charleston passed unseen.
                 self.start_game(obs.t)
             for item in convert(obs, self.referee):
-                if isinstance(item, Notice):
+                if isinstance(item, Ruling):
                     self.notice(item)
                 else:
                     self.apply(item, source="camera")
@@ -169,7 +169,7 @@ class Assistant:
                 return
             event = self.correction_event(c)
             if event is None:
-                self.notice(Notice("help", self.t, None, {"message": "nothing to correct yet"}))
+                self.notice(Ruling("help", self.t, None, {"message": "nothing to correct yet"}))
                 continue
             self.apply(event, source=c["source"])
 

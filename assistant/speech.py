@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.tiles import TileError, spoken_name
+from engine.tiles import name_or_code
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +43,6 @@ class Announcement:
     level: int = NORMAL
     kind: str = "info"
     created: float = field(default_factory=time.monotonic)
-
-
-def _tile(code: Any) -> str:
-    try:
-        return spoken_name(str(code))
-    except TileError:
-        return str(code)
 
 
 def _amount(n: float) -> str:
@@ -72,17 +65,17 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
     kind, seat, data = ruling.kind, getattr(ruling, "seat", None), getattr(ruling, "data", {}) or {}
     who = name(seat if seat is not None else data.get("seat"))
     if kind == "window_opened":
-        return Announcement(_tile(data.get("tile")), NORMAL, "discard")
+        return Announcement(name_or_code(data.get("tile")), NORMAL, "discard")
     if kind == "window_closed":
         return Announcement("Window closed", QUIET, "window")
     if kind == "claim_pending":
         what = " for Mah Jongg" if data.get("purpose") == "mahjong" else ""
         return Announcement(f"{who} calls{what}", NORMAL, "claim")
     if kind == "claim_awarded":
-        return Announcement(f"{who} takes {_tile(data.get('tile'))}", NORMAL, "claim")
+        return Announcement(f"{who} takes {name_or_code(data.get('tile'))}", NORMAL, "claim")
     if kind == "exposure_accepted":
         tiles = data.get("tiles") or []
-        return Announcement(f"{who} exposes {', '.join(_tile(t) for t in tiles)}", VERBOSE, "exposure")
+        return Announcement(f"{who} exposes {', '.join(name_or_code(t) for t in tiles)}", VERBOSE, "exposure")
     if kind == "dead_hand":
         return Announcement(f"{who}'s hand is dead", QUIET, "dead")
     if kind == "mahjong_verified":

@@ -87,6 +87,15 @@ def spoken_name(code: str) -> str:
     return f"{_NUMBER_WORDS[int(code[0]) - 1]} {suit.word}"
 
 
+def name_or_code(code: object) -> str:
+    """The spoken name of a tile code, or the text itself when it is not one (e.g. a misread the camera
+    reported, or "?"): what speech and the display say must never fail on odd input."""
+    try:
+        return spoken_name(str(code))
+    except TileError:
+        return str(code)
+
+
 # --- parsing what people type ------------------------------------------------------------------------------
 
 _SUIT_WORDS = {

@@ -8,6 +8,7 @@ from engine.tiles import (
     TILES,
     Suit,
     TileError,
+    name_or_code,
     parse_tile,
     parse_tiles,
     rank_of,
@@ -56,3 +57,9 @@ def test_code_and_spoken_name_round_trip(code):
 def test_suit_and_rank():
     assert suit_of("5C") is Suit.CRAK and rank_of("5C") == 5
     assert suit_of("WD") is None and rank_of("F") is None
+
+
+def test_name_or_code_never_fails_on_odd_input():
+    assert name_or_code("3B") == "Three Bam"
+    assert name_or_code("?") == "?"
+    assert name_or_code(None) == "None"

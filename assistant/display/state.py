@@ -13,7 +13,7 @@ from collections import deque
 from typing import Any
 
 from assistant.profile import SEAT_NAMES as WINDS
-from engine.tiles import TileError, spoken_name
+from engine.tiles import name_or_code
 
 WINDOW_WORDS = {
     "open": "Window OPEN: you may call",
@@ -21,13 +21,6 @@ WINDOW_WORDS = {
     "closed": "Window CLOSED",
     "none": "No discard yet",
 }
-
-
-def tile_name(code: Any) -> str:
-    try:
-        return spoken_name(str(code))
-    except TileError:
-        return str(code)
 
 
 def seat_of(x: Any) -> int | None:
@@ -83,10 +76,10 @@ class TableView:
             self.status = f"Game {data.get('game', '')}: {self.name(self.turn)} is East".replace("Game : ", "")
         elif kind == "window_opened":
             tile = data.get("tile")
-            self.discard = {"tile": tile, "name": tile_name(tile), "seat": seat, "by": self.name(seat),
+            self.discard = {"tile": tile, "name": name_or_code(tile), "seat": seat, "by": self.name(seat),
                             "named": data.get("named")}
             self.window = "open"
-            self._say(f"{self.name(seat)} discards {tile_name(tile)}. Window open.")
+            self._say(f"{self.name(seat)} discards {name_or_code(tile)}. Window open.")
         elif kind == "window_closed":
             self.window = "closed"
             self._say("Window closed.")
@@ -96,13 +89,13 @@ class TableView:
             self._say(f"{self.name(seat)} calls for {what}. Claim pending.")
         elif kind == "claim_awarded":
             self.window = "closed"
-            self._say(f"{self.name(seat)} takes {tile_name(data.get('tile'))}.")
+            self._say(f"{self.name(seat)} takes {name_or_code(data.get('tile'))}.")
         elif kind == "turn":
             self.turn = seat
             self.status = f"{self.name(seat)}'s turn"
         elif kind == "exposure_accepted":
             self.seats[int(seat)]["exposures"].append(
-                [{"tile": t, "name": tile_name(t)} for t in data.get("tiles") or []])
+                [{"tile": t, "name": name_or_code(t)} for t in data.get("tiles") or []])
             self.log.appendleft(f"{self.name(seat)} exposes {' '.join(data.get('tiles') or [])}")
         elif kind == "dead_hand":
             self.seats[int(seat)]["dead"] = True
@@ -151,14 +144,14 @@ class TableView:
         for i, seat in enumerate(state.get("seats") or []):
             if i >= 4:
                 break
-            self.seats[i]["exposures"] = [[{"tile": t, "name": tile_name(t)} for t in e]
+            self.seats[i]["exposures"] = [[{"tile": t, "name": name_or_code(t)} for t in e]
                                           for e in seat.get("exposures") or []]
             self.seats[i]["dead"] = seat.get("out") is not None
             self.seats[i]["dead_reason"] = seat.get("out_reason") or ""
         self.turn = state.get("turn")
         w = state.get("window")
         if w:
-            self.discard = {"tile": w["tile"], "name": tile_name(w["tile"]), "seat": w["discarder"],
+            self.discard = {"tile": w["tile"], "name": name_or_code(w["tile"]), "seat": w["discarder"],
                             "by": self.name(w["discarder"]), "named": w.get("named")}
             self.window = "claim" if w.get("claims") else "open"
         else:
