@@ -133,7 +133,6 @@ class SimavrRig:
         self._cond = threading.Condition()
         self._pins: list[PinChange] = []
         self._rx: list[tuple[float, bytes]] = []
-        self._tx: list[tuple[float, bytes]] = []
         self._replies: list[tuple[str, list[str]]] = []
         self._boot = 0.0
         self._now = 0.0
@@ -166,8 +165,9 @@ class SimavrRig:
                 elif tag in ("RX", "TX"):
                     line = (parts[2] + (" " + parts[3] if len(parts) > 3 else "")).encode()
                     t = int(parts[1]) / 1e9
-                    (self._rx if tag == "RX" else self._tx).append((t, line))
-                    if tag == "TX" and b" BOOT " in line:
+                    if tag == "RX":
+                        self._rx.append((t, line))
+                    elif b" BOOT " in line:
                         self._boot = self._boot_candidate
                 elif tag == "R":
                     self._boot_candidate = int(parts[1]) / 1e9
@@ -237,10 +237,6 @@ class SimavrRig:
 
     def levels(self) -> dict[str, int]:
         return levels_at(self.pin_changes())
-
-    def tx_log(self) -> list[tuple[float, bytes]]:
-        with self._cond:
-            return list(self._tx)
 
     def boot_time(self) -> float:
         with self._cond:
