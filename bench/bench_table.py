@@ -178,8 +178,9 @@ def referee_latency(videos: list[Path], detector_for) -> dict:
     both close for the same reason. Latency = when the reader confirmed the closing observation (its frame
     time ``t``) minus when the closing action truly happened."""
     try:
-        from assistant.observations import Notice, convert
+        from assistant.observations import convert
         from engine.referee import Referee
+        from engine.referee.rulings import Ruling
     except ImportError as exc:
         return {"skipped": f"referee or the assistant's observation converter not available: {exc}"}
     from datasets.video.script import referee_game
@@ -192,7 +193,7 @@ def referee_latency(videos: list[Path], detector_for) -> dict:
         out = []
         for o in sorted(observations, key=lambda o: o.t):
             for e in convert(o, ref):
-                if isinstance(e, Notice):
+                if isinstance(e, Ruling):
                     continue
                 out += [(o.t, r.data.get("reason", "")) for r in ref.apply(e) if r.kind == "window_closed"]
         return out
