@@ -3,6 +3,7 @@
 One command per stage, each with progress, each resumable from its checkpoints::
 
     python -m datasets.synth.generate --out datasets/rendered/synth --n 1600 --seed 1 --workers 2
+    python -m datasets.synth.generate --out datasets/rendered/topdown --n 800 --seed 2 --view topdown --workers 2
     python -m datasets.real                                   # haitaks train photos -> datasets/rendered/haitaks
     python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
     python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
@@ -65,12 +66,16 @@ def train_detector(a: argparse.Namespace) -> None:
     from ultralytics import YOLO
 
     synth = Path(a.synth).resolve()
-    train = [str(synth / "images" / "train")]
+    train, val = [str(synth / "images" / "train")], [str(synth / "images" / "val")]
+    if a.topdown and Path(a.topdown).exists():
+        topdown = Path(a.topdown).resolve()
+        train.append(str(topdown / "images" / "train"))
+        val.append(str(topdown / "images" / "val"))
     if a.haitaks and Path(a.haitaks).exists():
         train.append(str(Path(a.haitaks).resolve() / "images"))
     data = RUNS / "det-data.yaml"
-    data.write_text("train:\n" + "".join(f"  - {t}\n" for t in train)
-                    + f"val: {synth / 'images' / 'val'}\nnames:\n  0: up\n  1: down\n")
+    data.write_text("train:\n" + "".join(f"  - {t}\n" for t in train) + "val:\n" + "".join(f"  - {v}\n" for v in val)
+                    + "names:\n  0: up\n  1: down\n")
     last = RUNS / a.name / "weights" / "last.pt"
     if a.resume and last.exists():
         YOLO(str(last)).train(resume=True)
@@ -81,7 +86,7 @@ def train_detector(a: argparse.Namespace) -> None:
     model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
                 workers=a.workers, project=str(RUNS), name=a.name, exist_ok=True, seed=a.seed,
                 deterministic=False, cache="ram", plots=False, patience=1000, close_mosaic=2, degrees=0.0,
-                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.5, pretrained=False, amp=False, verbose=True, **extra)
+                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.4, pretrained=False, amp=False, verbose=True, **extra)
 
 
 def export(a: argparse.Namespace) -> None:
@@ -152,6 +157,8 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="stage", required=True)
     d = sub.add_parser("detector", help="train the face-up/face-down detector (ultralytics)")
     d.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
+    d.add_argument("--topdown", default=str(ROOT / "datasets" / "rendered" / "topdown"),
+                   help="top-down crops at the reader's scale (generate --view topdown); skipped if missing")
     d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
                    help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
     d.add_argument("--hours", type=float, default=1.2, help="wall-clock budget (overrides --epochs)")

@@ -84,9 +84,7 @@ def test_tilt_and_distortion_keep_boxes_on_the_tile():
 
 
 def test_yolo_lines_and_splits():
-    from datasets.synth.scene import Label
-    lines = yolo_lines([Label(0, "J", "up", (10, 20, 30, 60), 1.0), Label(1, None, "down", (0, 0, 64, 48), 1.0)],
-                       64, 48)
+    lines = yolo_lines([("up", 10, 20, 30, 60), ("down", 0, 0, 64, 48)], 64, 48)
     assert lines[0].split()[0] == "0" and lines[1] == "1 0.500000 0.500000 1.000000 1.000000"
     assert [split_of(i, 10, 0.2, 0.1) for i in range(10)].count("val") == 2
     assert split_of(9, 10, 0.2, 0.1) == "test"

@@ -39,6 +39,7 @@ from vision.calibration import (
     table_to_seat,
 )
 from vision.change import MM_PER_PX, ChangeWatcher
+from vision.tile_model import TOPDOWN_PX_PER_MM
 from vision.tracker import RegionTracks, TileSeen, Track, same_reading, vote
 
 MOTION_BUSY = 0.15        # tile areas of a region's pixels moving frame to frame that mark it busy
@@ -48,6 +49,7 @@ DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to rea
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile shows from above
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
+WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 
 
@@ -388,11 +390,11 @@ class TableReader:
         return [r for r in self.regions.values() if r.needs_read and idx - r.last_motion >= self.settle_frames]
 
     def _read(self, frame: np.ndarray, regions: Sequence[_Region]) -> dict[str, list[TileSeen]]:
-        """Run the tile model once on the whole frame and sort its tiles into the regions being read. The whole
-        frame, not a crop around the regions: the detector letterboxes its input to a fixed size, so a crop
-        costs the same and would show the tiles at a scale it was not trained on. What change-driven work saves
-        is the calls themselves: a quiet table calls the model only to heal, every ``heal_every_s``."""
-        dets, table = self._detect(frame)
+        """Run the tile model once over the part of the table these regions cover and sort its tiles into them.
+        Change-driven work saves twice: a quiet table calls the model only to heal (every ``heal_every_s``),
+        and a call looks only at the window around the regions that changed."""
+        bands = [self.cal.band(r.name).polygon(self.cal.layout.size_mm) for r in regions]
+        dets, table = self._detect(frame, np.vstack(bands))
         self.stats["regions_read"] += len(regions)
         out: dict[str, list[TileSeen]] = {r.name: [] for r in regions}
         if not dets:
@@ -413,11 +415,18 @@ class TableReader:
                             top.needs_read, top.change_start_t = True, self._frame_t
         return out
 
-    def _detect(self, frame: np.ndarray) -> tuple[list[Any], np.ndarray]:
-        """One tile-model call on the whole frame: its detections and their box centres in table mm."""
+    def _detect(self, frame: np.ndarray, area_mm: np.ndarray | None = None) -> tuple[list[Any], np.ndarray]:
+        """One tile-model call over the table window around ``area_mm`` (points in table mm; None: the whole
+        table): its detections and their box centres in table mm.
+
+        The model sees the window warped top-down at TOPDOWN_PX_PER_MM, where a tile is always ~23 x 31 px: a
+        whole-table frame shrunk to the detector's input would make tiles a few pixels wide."""
         h, w = frame.shape[:2]
         if hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
             dets = self.model.detect_at(self._frame_index, (0, 0, w, h))
+        elif hasattr(self.model, "detect_view"):
+            view, view_to_frame = self._topdown_window(frame, area_mm)
+            dets = self.model.detect_view(view, frame, view_to_frame)
         else:
             dets = self.model.detect(frame)
         self.stats["detector_calls"] += 1
@@ -425,6 +434,24 @@ class TableReader:
             return dets, np.zeros((0, 2))
         centers = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in dets])
         return dets, self.cal.to_table(centers)
+
+    def _topdown_window(self, frame: np.ndarray, area_mm: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The frame warped onto the table plane over ``area_mm``'s bounding box (plus a tile of margin, within
+        the table and its rack overhang), and the matrix from that view back to the frame."""
+        size, margin = self.cal.layout.size_mm, 1.5 * self.cal.layout.tile_h_mm
+        lo, hi = -WINDOW_OVERHANG_MM, size + WINDOW_OVERHANG_MM
+        if area_mm is None:
+            x0, y0, x1, y1 = lo, lo, hi, hi
+        else:
+            (x0, y0), (x1, y1) = area_mm.min(axis=0) - margin, area_mm.max(axis=0) + margin
+            x0, y0, x1, y1 = max(x0, lo), max(y0, lo), min(x1, hi), min(y1, hi)
+        s = TOPDOWN_PX_PER_MM
+        view_to_table = np.array([[1 / s, 0, x0], [0, 1 / s, y0], [0, 0, 1.0]])
+        view_to_frame = self.cal.H_inv @ view_to_table
+        size_px = (int(round((x1 - x0) * s)), int(round((y1 - y0) * s)))
+        view = cv2.warpPerspective(frame, view_to_frame, size_px, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
+        return view, view_to_frame
 
     def _holds(self, r: _Region, face: str, x: float, y: float, size: float) -> bool:
         """Whether a tile seen at table (x, y) belongs to region ``r``. Standing tiles are never face up, so a

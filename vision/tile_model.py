@@ -34,6 +34,10 @@ CLASSIFIER_SIZE = 48
 #: Long side of the detector's input: a 1280x720 frame is read at 512x288.
 DETECTOR_SIDE = 512
 CROP_MARGIN = 1.15
+#: Scale of the top-down view the table reader warps its regions to before detection: a 23 x 31 mm tile is
+#: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
+#: (datasets/synth/topdown.py) as well as on whole camera frames.
+TOPDOWN_PX_PER_MM = 1.0
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
 NOT_A_TILE = len(TILES)
 CLASSES: tuple[str, ...] = TILES + ("none",)
@@ -165,16 +169,17 @@ class TileModel:
                    up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)))
 
     # ------------------------------------------------------------------------------------------------ detector
-    def input_shape(self, h: int, w: int) -> tuple[int, int]:
-        """Detector input (height, width) for an h x w frame."""
+    def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]:
+        """Detector input (height, width) for an h x w frame: scaled to DETECTOR_SIDE on the long side, or at its
+        own scale (``native``, for top-down views already at TOPDOWN_PX_PER_MM), rounded up to the stride."""
         if self._fixed:
             return self._fixed
-        r = DETECTOR_SIDE / max(h, w)
+        r = 1.0 if native else DETECTOR_SIDE / max(h, w)
         return (-(-round(h * r) // 32) * 32, -(-round(w * r) // 32) * 32)
 
-    def _prepare(self, frame: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    def _prepare(self, frame: np.ndarray, native: bool = False) -> tuple[np.ndarray, float, float, float]:
         h, w = frame.shape[:2]
-        ih, iw = self.input_shape(h, w)
+        ih, iw = self.input_shape(h, w, native)
         if (ih, iw) not in self._buffers:
             self._buffers[(ih, iw)] = (np.empty((ih, iw, 3), np.uint8), np.empty((1, 3, ih, iw), np.float32))
         lb, buf = self._buffers[(ih, iw)]
@@ -183,14 +188,15 @@ class TileModel:
         px, py = (iw - nw) / 2, (ih - nh) / 2
         lb[:] = _PAD_VALUE
         x0, y0 = int(round(px - 0.1)), int(round(py - 0.1))
-        lb[y0:y0 + nh, x0:x0 + nw] = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+        lb[y0:y0 + nh, x0:x0 + nw] = frame if (nw, nh) == (w, h) else cv2.resize(frame, (nw, nh),
+                                                                                  interpolation=cv2.INTER_AREA)
         # HWC BGR uint8 -> NCHW RGB float 0..1 (ultralytics trains on RGB)
         np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
         return buf, r, x0, y0
 
-    def _boxes(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _boxes(self, frame: np.ndarray, native: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(boxes xyxy in frame px, face class ids, scores) after NMS."""
-        buf, r, x0, y0 = self._prepare(frame)
+        buf, r, x0, y0 = self._prepare(frame, native)
         out = self._det.run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
         scores_all = out[4:]
         cls = scores_all.argmax(axis=0)
@@ -268,13 +274,29 @@ class TileModel:
     # ---------------------------------------------------------------------------------------------------- both
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads."""
-        if frame_bgr is None or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-            raise ValueError("detect() needs an H x W x 3 BGR image")
-        boxes, cls, scores = self._boxes(frame_bgr)
+        _check_image(frame_bgr)
+        return self._read_faces(frame_bgr, *self._boxes(frame_bgr))
+
+    def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
+        """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not
+        rescaled), with boxes mapped back into ``frame`` by the 3x3 ``view_to_frame`` and faces read from the
+        frame, whose pixels are the camera's own (the view is resampled)."""
+        _check_image(view)
+        vb, cls, scores = self._boxes(view, native=True)
+        if len(vb):
+            corners = vb[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 1, 2).astype(np.float64)
+            fc = cv2.perspectiveTransform(corners, view_to_frame).reshape(-1, 4, 2)
+            h, w = frame.shape[:2]
+            vb = np.clip(np.column_stack([fc.min(axis=1), fc.max(axis=1)]), 0, [w, h, w, h])
+        return self._read_faces(frame, vb, cls, scores)
+
+    def _read_faces(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
+                    ) -> list[Detection]:
+        """Detections for these boxes, the face-up ones read by the classifier in one batch."""
         up = np.nonzero(cls == 0)[0]
         reads: dict[int, tuple[str, float]] = {}
         if len(up):
-            crops = self.crops_for(frame_bgr, boxes[up])
+            crops = self.crops_for(frame, boxes[up])
             reads = dict(zip(up.tolist(), self._read(*self._run_classifier(crops)), strict=True))
         out = []
         for i in range(len(boxes)):
@@ -285,6 +307,11 @@ class TileModel:
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
         return out
+
+
+def _check_image(img: np.ndarray) -> None:
+    if img is None or img.ndim != 3 or img.shape[2] != 3:
+        raise ValueError("the tile model needs an H x W x 3 BGR image")
 
 
 def draw_overlay(frame: np.ndarray, detections: list[Detection]) -> np.ndarray:

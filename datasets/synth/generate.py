@@ -1,6 +1,7 @@
 """Render N synthetic table images with YOLO labels (face up / face down) and per-tile metadata.
 
     python -m datasets.synth.generate --out datasets/rendered/synth --n 1500 --seed 1
+    python -m datasets.synth.generate --out datasets/rendered/topdown --n 700 --seed 2 --view topdown
 
 Image ``i`` depends only on (seed, i), so any subset can be re-rendered and two machines make the same files.
 Layout of ``--out`` (ultralytics-ready)::
@@ -9,6 +10,9 @@ Layout of ``--out`` (ultralytics-ready)::
     images/{train,val,test}/NNNNNN.jpg
     labels/{train,val,test}/NNNNNN.txt   class cx cy w h (normalised)
     meta/{train,val,test}/NNNNNN.json    style, camera, and every labelled tile with its code and visibility
+
+``--view topdown`` writes instead two 512 px crops per scene of the table rectified to the reader's scale
+(``NNNNNN_K.jpg``; see datasets/synth/topdown.py), for the detector only.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from tqdm import tqdm
 from .faces import HOLDOUT_STYLE
 from .layout import random_camera, random_scene
 from .scene import Label, render
+from .topdown import render_topdown
 
 CLASSES = ("up", "down")
 #: Styles used for training data (HOLDOUT_STYLE is never among them).
@@ -54,29 +59,39 @@ def render_one(seed: int, i: int, styles: tuple[int, ...]) -> tuple[np.ndarray, 
     return img, labels, meta
 
 
-def yolo_lines(labels: list[Label], width: int, height: int) -> list[str]:
+def yolo_lines(boxes: list[tuple], width: int, height: int) -> list[str]:
+    """YOLO label lines for (face, x1, y1, x2, y2) pixel boxes."""
     out = []
-    for lb in labels:
-        x1, y1, x2, y2 = lb.box
-        out.append(f"{CLASSES.index(lb.face)} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+    for face, x1, y1, x2, y2 in boxes:
+        out.append(f"{CLASSES.index(face)} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
                    f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
     return out
 
 
-def _job(args: tuple[Path, int, int, int, float, float, tuple[int, ...]]) -> int:
-    out, seed, i, n, val, test, styles = args
+def _job(args: tuple[Path, int, int, int, float, float, tuple[int, ...], str]) -> int:
+    out, seed, i, n, val, test, styles, view = args
     split = split_of(i, n, val, test)
-    img, labels, meta = render_one(seed, i, styles)
     name = f"{i:06d}"
-    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    (out / "labels" / split / f"{name}.txt").write_text("\n".join(yolo_lines(labels, img.shape[1], img.shape[0])))
-    (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta))
+    if view == "topdown":
+        pairs, meta = render_topdown(seed, i, styles)
+        for k, (img, boxes) in enumerate(pairs):
+            _write(out, split, f"{name}_{k}", img, boxes, meta)
+        return sum(len(b) for _, b in pairs)
+    img, labels, meta = render_one(seed, i, styles)
+    _write(out, split, name, img, [(lb.face, *lb.box) for lb in labels], meta)
     return len(labels)
+
+
+def _write(out: Path, split: str, name: str, img: np.ndarray, boxes: list[tuple], meta: dict) -> None:
+    """One image, its YOLO label file ((face, x1, y1, x2, y2) boxes in pixels) and its metadata."""
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (out / "labels" / split / f"{name}.txt").write_text("\n".join(yolo_lines(boxes, img.shape[1], img.shape[0])))
+    (out / "meta" / split / f"{name}.json").write_text(json.dumps(meta))
 
 
 def generate(out: Path, n: int, seed: int, val: float = 0.1, test: float = 0.1,
              styles: tuple[int, ...] = TRAIN_STYLES, workers: int = 1, start: int = 0, stop: int | None = None,
-             ) -> None:
+             view: str = "camera") -> None:
     """Render images ``start``..``stop`` (default all ``n``) of the ``n``-image data set seeded by ``seed``."""
     for sub in ("images", "labels", "meta"):
         for split in ("train", "val", "test"):
@@ -84,7 +99,7 @@ def generate(out: Path, n: int, seed: int, val: float = 0.1, test: float = 0.1,
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\ntest: images/test\n"
         f"names:\n  0: up\n  1: down\n")
-    jobs = [(out, seed, i, n, val, test, styles) for i in range(start, n if stop is None else min(stop, n))]
+    jobs = [(out, seed, i, n, val, test, styles, view) for i in range(start, n if stop is None else min(stop, n))]
     with Pool(workers) if workers > 1 else _Serial() as pool:
         for _ in tqdm(pool.imap_unordered(_job, jobs, chunksize=4), total=len(jobs), desc="render", unit="img"):
             pass
@@ -113,12 +128,14 @@ def main() -> None:
     ap.add_argument("--styles", default=None,
                     help="comma-separated style ids (default: the training styles, without the held-out style)")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--view", choices=("camera", "topdown"), default="camera",
+                    help="camera: whole camera frames; topdown: crops of the table rectified to the reader's scale")
     ap.add_argument("--range", default=None, metavar="START:STOP",
                     help="render only these image indices (to finish or extend a data set in pieces)")
     a = ap.parse_args()
     styles = tuple(int(s) for s in a.styles.split(",")) if a.styles else TRAIN_STYLES
     start, stop = (int(v) if v else None for v in a.range.split(":")) if a.range else (0, None)
-    generate(a.out, a.n, a.seed, a.val, a.test, styles, a.workers, start or 0, stop)
+    generate(a.out, a.n, a.seed, a.val, a.test, styles, a.workers, start or 0, stop, a.view)
 
 
 if __name__ == "__main__":

@@ -227,7 +227,8 @@ _MINUS_X = (7, 4, 0, 3)
 _BOX_FACES = (_TOP, _BOTTOM, _PLUS_Y, _MINUS_Y, _PLUS_X, _MINUS_X)
 
 
-def _tile_box(t: PlacedTile, thickness: float) -> np.ndarray:
+def tile_corners(t: PlacedTile, thickness: float) -> np.ndarray:
+    """The 8 corners of tile ``t`` as drawn (bottom 0-3, top 4-7)."""
     if t.standing:
         return _box_corners(t.x, t.y, t.angle_deg, TILE_W, thickness, t.z, t.z + TILE_L)
     return _box_corners(t.x, t.y, t.angle_deg, TILE_W, TILE_L, t.z, t.z + thickness)
@@ -434,7 +435,7 @@ def render(scene: Scene, camera: Camera, rng: np.random.Generator | None = None)
     ids = np.full((canvas.h, canvas.w), -1, np.int32)
 
     rack_boxes = [_box_corners(r.x, r.y, r.angle_deg, r.length, r.depth, 0, r.height) for r in scene.racks]
-    tile_boxes = [_tile_box(t, thick) for t in scene.tiles]
+    tile_boxes = [tile_corners(t, thick) for t in scene.tiles]
     shadow = _shadow_mask(canvas, rack_boxes + [b for b, t in zip(tile_boxes, scene.tiles, strict=True)
                                                 if t.z == 0], light)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
@@ -464,6 +465,13 @@ def render(scene: Scene, camera: Camera, rng: np.random.Generator | None = None)
     return out, labels
 
 
+def outline_points(t: PlacedTile, corners: np.ndarray) -> np.ndarray:
+    """3-D points along the edges a label box must enclose (the top face of a flat tile, the whole of a
+    standing one), dense enough that the box follows lens distortion or any later warp of the image."""
+    hull = corners if t.standing else corners[4:]
+    return np.vstack([hull + (np.roll(hull, -1, axis=0) - hull) * s for s in np.linspace(0, 1, 5)])
+
+
 def _labels(scene: Scene, cam: Camera, canvas: _Canvas, ids: np.ndarray, boxes: list[np.ndarray]) -> list[Label]:
     counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.tiles))
     labels = []
@@ -473,10 +481,7 @@ def _labels(scene: Scene, cam: Camera, canvas: _Canvas, ids: np.ndarray, boxes: 
         vis = float(counts[i] / area) if area > 1 else 0.0
         if vis < MIN_VISIBILITY:
             continue
-        # Sample edges so the box follows lens distortion.
-        hull = pts[[0, 1, 2, 3]] if not t.standing else pts
-        dense = np.vstack([hull + (np.roll(hull, -1, axis=0) - hull) * s for s in np.linspace(0, 1, 5)])
-        px = cam.project(dense)
+        px = cam.project(outline_points(t, c))
         x1, y1 = px.min(axis=0)
         x2, y2 = px.max(axis=0)
         cx1, cy1, cx2, cy2 = max(x1, 0), max(y1, 0), min(x2, cam.width), min(y2, cam.height)
