@@ -10,6 +10,8 @@
 3. Real crops (held-out camerash split): top-1 over our classes.
 4. Speed: median ms per 1280x720 frame with 60 tiles, detector + classifier, 2 threads.
 5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile.
+6. Top-down test split (datasets/synth/topdown.py): mAP50 / mAP50-95 of face-up / face-down boxes on crops of the
+   table rectified to the reader's scale, detected at that scale: the view the table reader gives the detector.
 
 Parts whose data is missing (no ``../shared``, no rendered test split) are reported as skipped.
 """
@@ -139,6 +141,37 @@ def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
     return out
 
 
+def _yolo_boxes(path: Path, w: int, h: int) -> np.ndarray:
+    """A YOLO label file as rows of class, x1, y1, x2, y2 in pixels."""
+    rows = np.loadtxt(path, ndmin=2) if path.exists() and path.stat().st_size else np.zeros((0, 5))
+    c, cx, cy, bw, bh = rows.T
+    return np.column_stack([c, (cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
+
+
+def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
+    """mAP of the boxes on the top-down test crops, detected at their own scale: what the table reader does."""
+    images = sorted((root / "images" / "test").glob("*.jpg"))[:limit]
+    if not images:
+        return {"skipped": f"no rendered top-down test split in {root}"}
+    preds: dict[int, list] = {0: [], 1: []}
+    gts: dict[int, list] = {0: [], 1: []}
+    model.conf = model.up_conf = 0.01
+    for ip in tqdm(images, desc="top-down test", unit="img"):
+        img = cv2.imread(str(ip))
+        boxes, cls, scores = model._boxes(img, native=True)
+        truth = _yolo_boxes(root / "labels" / "test" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
+        for c in (0, 1):
+            preds[c].append((boxes[cls == c], scores[cls == c]))
+            gts[c].append(truth[truth[:, 0] == c, 1:])
+    model.conf = model.up_conf = 0.35
+    out: dict = {"images": len(images)}
+    for c, name in ((0, "up"), (1, "down")):
+        out[f"mAP50_{name}"] = round(float(average_precision(preds[c], gts[c], 0.5)), 4)
+        out[f"mAP50_95_{name}"] = round(float(np.mean([average_precision(preds[c], gts[c], t)
+                                                       for t in np.arange(0.5, 0.96, 0.05)])), 4)
+    return out
+
+
 def eval_haitaks(model: TileModel) -> dict:
     if not real.HAITAKS.exists():
         return {"skipped": f"{real.HAITAKS} missing"}
@@ -248,6 +281,7 @@ def enrolment(model: TileModel, scenes: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synth", type=Path, default=ROOT / "datasets" / "rendered" / "synth")
+    ap.add_argument("--topdown", type=Path, default=ROOT / "datasets" / "rendered" / "topdown")
     ap.add_argument("--models", type=Path, default=MODELS_DIR)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--quick", action="store_true", help="fewer images and runs (a smoke check)")
@@ -266,6 +300,8 @@ def main() -> None:
     res["synthetic_test"] = eval_synth(model, a.synth, 20 if a.quick else None)
     print(json.dumps({"synthetic_test": {k: v for k, v in res["synthetic_test"].items()
                                          if k != "classifier_top1_per_class"}}), flush=True)
+    res["topdown_test"] = eval_topdown(model, a.topdown, 20 if a.quick else None)
+    print(json.dumps({"topdown_test": res["topdown_test"]}), flush=True)
     if a.json:
         a.json.write_text(json.dumps(res, indent=1) + "\n")
 

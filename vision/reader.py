@@ -447,7 +447,7 @@ class TableReader:
             x0, y0, x1, y1 = max(x0, lo), max(y0, lo), min(x1, hi), min(y1, hi)
         s = TOPDOWN_PX_PER_MM
         view_to_table = np.array([[1 / s, 0, x0], [0, 1 / s, y0], [0, 0, 1.0]])
-        view_to_frame = self.cal.H_inv @ view_to_table
+        view_to_frame = self.cal.H @ view_to_table
         size_px = (int(round((x1 - x0) * s)), int(round((y1 - y0) * s)))
         view = cv2.warpPerspective(frame, view_to_frame, size_px, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))

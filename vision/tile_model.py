@@ -38,6 +38,10 @@ CROP_MARGIN = 1.15
 #: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
 #: (datasets/synth/topdown.py) as well as on whole camera frames.
 TOPDOWN_PX_PER_MM = 1.0
+#: Below this median short side (detector input px) a frame's tiles are too small to trust: detect it again
+#: larger, aiming at TYPICAL_TILE_PX (the short side of a tile in the top-down view).
+SMALL_TILE_PX = 14.0
+TYPICAL_TILE_PX = 23.0 * TOPDOWN_PX_PER_MM
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
 NOT_A_TILE = len(TILES)
 CLASSES: tuple[str, ...] = TILES + ("none",)
@@ -273,9 +277,24 @@ class TileModel:
 
     # ---------------------------------------------------------------------------------------------------- both
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
-        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads."""
+        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads.
+
+        A frame whose tiles come out smaller than SMALL_TILE_PX at the detector's usual input size (a whole
+        table in one 1080p frame) is detected again at the scale that makes them TOPDOWN_PX_PER_MM-sized, up
+        to the frame's own resolution: slower, but small tiles are otherwise missed or merged."""
         _check_image(frame_bgr)
-        return self._read_faces(frame_bgr, *self._boxes(frame_bgr))
+        boxes, cls, scores = self._boxes(frame_bgr)
+        h, w = frame_bgr.shape[:2]
+        r = DETECTOR_SIDE / max(h, w)
+        if len(boxes) and not self._fixed and r < 1:
+            side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * r
+            if side < SMALL_TILE_PX:
+                zoom = min(1 / r, TYPICAL_TILE_PX / max(side, 1.0))
+                big = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=cv2.INTER_AREA) \
+                    if zoom * r < 1 else frame_bgr
+                boxes, cls, scores = self._boxes(big, native=True)
+                boxes = boxes * (w / big.shape[1])
+        return self._read_faces(frame_bgr, boxes, cls, scores)
 
     def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
         """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not
