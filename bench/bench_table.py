@@ -7,10 +7,11 @@
    games, plus ``--own-games`` from the own script (calls made after the next player picked), with every
    disturbance the generator knows (resting arms, a camera bump, a light change, dropped frames).
 2. Reads each with the ORACLE detector (the renderer's true boxes: reading errors only) and, when a tile model is
-   in models/, ``--model-games`` games at 1280x720 with the oracle and the real model (reading + model errors;
-   at 640x360 a tile is ~8 px wide, too small for any model); precision/recall per event type against the truth,
-   discards with the right tile, events invented inside disturbance windows, event latency (true moment ->
-   observation confirmed), and window-close latency through the referee when engine.referee is available.
+   in models/, ``--model-games`` games at ``--model-size`` (1920x1080) with the oracle and the real model
+   (reading + model errors; at 640x360 a tile is ~8 px wide, too small for any model); precision/recall per
+   event type against the truth, discards with the right tile, events invented inside disturbance windows,
+   event latency (true moment -> observation confirmed), and window-close latency through the referee when
+   engine.referee is available.
 3. Throughput on a 1280x720 game with 2 threads: median and p95 per-frame cost with change-driven work, and the
    full-frame cost (every region read every frame) for comparison, with the oracle and with the model.
 4. Memory over a long recording (default 2 hours of table time at 30 fps, generated on the fly by looping a
@@ -244,8 +245,10 @@ def main() -> int:
     p.add_argument("--memory-hours", type=float, default=2.0)
     p.add_argument("--own-games", type=int, default=len(OWN_SEEDS),
                    help="extra games from the own script (calls after a pick)")
-    p.add_argument("--model-games", type=int, default=2,
-                   help="1280x720 games for the real model (at 640x360 a tile is ~8 px: no model reads that)")
+    p.add_argument("--model-games", type=int, default=4,
+                   help="games for the real model at --model-size (at 640x360 a tile is ~8 px: no model reads that)")
+    p.add_argument("--model-size", default="1920x1080",
+                   help="frame size of the real model's games: a whole-table camera needs 1080p for ~25 px tiles")
     p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
     p.add_argument("--generate-only", action="store_true")
     p.add_argument("--json", type=Path, help="also write the results here")
@@ -256,9 +259,12 @@ def main() -> int:
     videos = ensure_games(args.out, range(100, 100 + args.games), args.turns, (640, 360))
     videos += ensure_games(args.out, OWN_SEEDS[:args.own_games], args.turns, (640, 360), own=True)
     hd: list[Path] = []
-    if parts & {"throughput", "accuracy"} or args.generate_only:
-        hd = ensure_games(args.out, range(900, 900 + max(1, args.model_games)), args.turns, (1280, 720))
-    big = hd[0] if hd else None
+    big = None
+    model_size = tuple(int(v) for v in args.model_size.split("x"))
+    if parts & {"accuracy", "latency"} or args.generate_only:
+        hd = ensure_games(args.out, range(900, 900 + max(1, args.model_games)), args.turns, model_size)
+    if "throughput" in parts or args.generate_only:
+        big = ensure_games(args.out, [900], args.turns, (1280, 720))[0]
     if args.generate_only:
         return 0
     results: dict = {"games": len(videos), "turns": args.turns}
@@ -272,7 +278,7 @@ def main() -> int:
         results["oracle"] = accuracy(videos, oracle_for)
         _print_table(results["oracle"])
         if model is not None:
-            print(f"== accuracy on {len(hd)} games at 1280x720: ORACLE, then the real tile model")
+            print(f"== accuracy on {len(hd)} games at {args.model_size}: ORACLE, then the real tile model")
             results["oracle_hd"] = accuracy(hd, oracle_for)
             _print_table(results["oracle_hd"])
             results["model"] = accuracy(hd, lambda _v: model)
