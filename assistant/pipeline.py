@@ -9,6 +9,8 @@ goes on where it was.
 Everything people do (corrections, claims from the display, the keyboard or the board's call buttons) arrives on
 other threads; it is queued in ``inbox`` and applied on the pipeline thread between frames, so the referee is
 only ever touched by one thread.
+A board call button pressed briefly is a claim for its seat; held for 1.5 s (the board's HOLD event) it is an
+undo, the same journaled correction as the keyboard's ``u``.
 
 ``run`` drives the whole thing from a frame source through a ``TableReader`` (vision), calling back once per
 frame so a caller can draw annotations or measure.
@@ -68,6 +70,7 @@ class Assistant:
         self.rulings: list[Ruling] = []
         self.game_started = False
         self._last_notice: tuple[tuple, float] = ((), -1e9)
+        self._press_claims: dict[int, tuple[int, rev.Claim]] = {}  # seat -> (first contact ms, that press's claim)
 
     def name(self, seat: int | None) -> str:
         return self.view.name(seat)
@@ -91,13 +94,20 @@ class Assistant:
                                  "event": rev.to_json(event)})
         if self.console is not None and not quiet:
             self.console.event(event, source)
-        rulings = self.referee.apply(event)
+        rulings = self._rule(event)
         if self.journal is not None:
             self.journal.append({"kind": "rulings", "frame": self.frame, "rulings": [r.to_json() for r in rulings]})
         for r in rulings:
             self._send(r, quiet=quiet)
         self.rulings += rulings
         return rulings
+
+    def _rule(self, event: rev.Event) -> list[Ruling]:
+        """The referee's rulings on ``event``. A declared hand's tiles go to the display first: the rulings on it
+        do not repeat them, and the display shows the winning hand (or the hand in error)."""
+        if isinstance(event, rev.MahjongDeclared):
+            self.view.declare(event.seat, event.tiles)
+        return self.referee.apply(event)
 
     def notice(self, n: Ruling) -> None:
         """Journal a notice and show/speak it, unless the very same help request went out moments ago (the
@@ -115,9 +125,8 @@ class Assistant:
             self.timing.window_closed.append((r.t, time.monotonic(), self.frame))
         if self.board is not None:
             if r.kind == "corrected" and isinstance(r.data.get("state"), dict):
-                self.board.set_leds(board_state_from(r.data["state"]))
-            else:
-                self.board.signal(r)
+                self.board.set_leds(board_state_from(r.data["state"]))  # the replayed game's lights
+            self.board.signal(r)
         if self.view.apply(r.to_json()) and self.display is not None:
             self.display.publish(self.view.snapshot())
         if self.speaker is not None and not quiet:
@@ -158,20 +167,44 @@ class Assistant:
         """Apply queued corrections and claims (pipeline thread). Board call buttons are polled here too."""
         if self.board is not None:
             for press in self.board.events():
+                if press.held:  # the undo gesture
+                    self.inbox.put({"action": "undo", "source": "board", "seat": press.seat,
+                                    "press_ms": press.board_ms})
+                    continue
                 # The press's own moment matters: a call at the same instant as the rack goes to the caller.
                 t = self.t - (time.monotonic() - press.t) if press.t is not None else self.t
                 self.inbox.put({"action": "claim", "seat": press.seat, "purpose": "exposure", "source": "board",
-                                "t": t})
+                                "t": t, "press_ms": press.board_ms})
         while True:
             try:
                 c = self.inbox.get_nowait()
             except queue.Empty:
                 return
+            if "press_ms" in c and c["action"] == "undo" and not self._withdraw_press_claim(c):
+                continue
             event = self.correction_event(c)
             if event is None:
                 self.notice(Ruling("help", self.t, None, {"message": "nothing to correct yet"}))
                 continue
             self.apply(event, source=c["source"])
+            taken = bool(self.referee.events) and self.referee.events[-1] is event
+            if "press_ms" in c and c["action"] == "claim" and taken:
+                self._press_claims[c["seat"]] = (c["press_ms"], event)
+
+    def _withdraw_press_claim(self, hold: dict) -> bool:
+        """A held button was first a short press, and its claim may already stand: that claim is the player's
+        finger on the way to the undo, not a call, so it is undone first. Returns False (and asks for help) when
+        other moves already came after that claim, where one undo would remove the wrong ruling."""
+        press_ms, claim = self._press_claims.pop(hold["seat"], (None, None))
+        if claim is None or press_ms != hold["press_ms"] or not any(e is claim for e in self.referee.events):
+            return True
+        if self.referee.events[-1] is claim:
+            self.apply(rev.Correction(self.t, "undo"), source="board")
+            return True
+        self.notice(Ruling("help", self.t, hold["seat"], {
+            "message": f"{self.name(hold['seat'])}'s button was held while play went on: nothing undone "
+                       "(undo from the keyboard or the display)"}))
+        return False
 
     def correction_event(self, c: dict) -> rev.Event | None:
         """The referee event for a person's request: undo, replace the last discard's tile, or a claim."""
@@ -197,7 +230,7 @@ class Assistant:
         for rec in records:
             if rec.get("kind") != "event":
                 continue
-            for r in self.referee.apply(rev.from_json(rec["event"])):
+            for r in self._rule(rev.from_json(rec["event"])):
                 self.view.apply(r.to_json())
             last_frame = max(last_frame, int(rec.get("frame", -1)))
             count += 1

@@ -76,6 +76,7 @@ def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None
             ("duplicate not acted twice", lambda: _duplicate(board)),
             ("lost ack -> resent, beeped once", lambda: _lost_ack(board)),
             ("button press timed", lambda: _button(board)),
+            ("button held -> HOLD", lambda: _hold(board)),
             ("host silence -> fail-safe", lambda: _silence(board)),
             ("board reset -> state restored", lambda: _reset(board)),
             ("port lost -> recovered", lambda: _unplug(board)),
@@ -196,6 +197,20 @@ def _button(board: Board) -> tuple[bool | None, str]:
     (event,) = board.events()
     want = (pressed - board.rig.boot_time()) * 1000
     return abs(event.board_ms - want) <= 2 and event.seat == 3, f"board time {event.board_ms} ms, pin {want:.1f} ms"
+
+
+def _hold(board: Board) -> tuple[bool | None, str]:
+    """A long press (the undo gesture) is reported as BTN at first contact, then HOLD with the same time."""
+    if board.rig is None:
+        return None, "needs a person at the board"
+    board.events()
+    board.rig.press(1, hold_ms=proto.HOLD_MS + 200)
+    if not wait_until(lambda: any(p.held for p in board._presses), proto.HOLD_MS / 1000 + 2.0):
+        return False, f"no HOLD event after holding {proto.HOLD_MS + 200} ms"
+    got = board.events()
+    shape = [(p.seat, p.held) for p in got]
+    same_press = len({p.board_ms for p in got}) == 1
+    return shape == [(1, False), (1, True)] and same_press, f"events {shape}, first contact {[p.board_ms for p in got]}"
 
 
 def _silence(board: Board) -> tuple[bool, str]:

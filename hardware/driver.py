@@ -67,12 +67,15 @@ class Link(Protocol):
 @dataclass(frozen=True)
 class ButtonPress:
     """A call button press: ``board_ms`` is the board's clock at first contact, ``t`` the same instant on the
-    host's ``time.monotonic`` clock (estimated from heartbeat round trips; None before the first estimate)."""
+    host's ``time.monotonic`` clock (estimated from heartbeat round trips; None before the first estimate).
+    ``held``: the board's HOLD event, the same press still down after 1.5 s (the undo gesture); it comes after
+    that press's own BTN and carries the same ``board_ms``, so the host knows which call it belongs to."""
 
     seat: int
     board_ms: int
     t: float | None
     event: int
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,7 @@ class Board:
             return self._desired
 
     def events(self) -> list[ButtonPress]:
-        """Button presses since the last call (oldest first)."""
+        """Button presses and holds since the last call (oldest first)."""
         out = []
         while self._presses:
             out.append(self._presses.popleft())
@@ -459,10 +462,10 @@ class Board:
             self._replay_from = self._last_event + 1
             return
         self._last_event = n
-        if kind == "BTN" and len(args) == 2:
+        if kind in ("BTN", "HOLD") and len(args) == 2:
             board_ms = int(args[1])
             t = self._offset[1] + board_ms / 1000 if self._offset else None
-            self._presses.append(ButtonPress(int(args[0]), board_ms, t, n))
+            self._presses.append(ButtonPress(int(args[0]), board_ms, t, n, held=kind == "HOLD"))
         elif kind == "FAILSAFE":
             with self._lock:
                 self._applied = None

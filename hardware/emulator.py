@@ -20,7 +20,7 @@ import serial
 from hardware import protocol as proto
 from hardware.pins import PINS, PinChange
 
-FW_VERSION = "0.1.0-emu"
+FW_VERSION = "0.2.0-emu"
 BOARD_NAME = "mahj-emulator"
 HOST_SILENCE_MS = 3000
 HEARTBEAT_MS = 1000
@@ -75,7 +75,7 @@ class BoardEmulator:
             self._event_n = 0
             self._events: deque[str] = deque(maxlen=EVENT_LEN)
             self._cache: deque[tuple[int, int, bytes]] = deque(maxlen=CACHE_LEN)
-            self._presses: list[tuple[int, int, int]] = []  # (due ms, seat, first-contact ms)
+            self._presses: list[tuple[int, str, int, int]] = []  # (due ms, BTN or HOLD, seat, first-contact ms)
             self.crc_errors = 0
             self.duplicates = 0
             self._window("blue", "P")
@@ -109,11 +109,14 @@ class BoardEmulator:
             return out
 
     # ---- what tests and displays look at ------------------------------------------------------------------
-    def press(self, seat: int) -> float:
-        """A call button pressed now (it debounces for DEBOUNCE_MS like the firmware); returns the press time."""
+    def press(self, seat: int, hold_ms: int = 60) -> float:
+        """A call button pressed now and let go ``hold_ms`` later: BTN once it has debounced (DEBOUNCE_MS, like the
+        firmware), and HOLD as well when it stays down proto.HOLD_MS. Returns the press time."""
         with self._lock:
             self.advance()
-            self._presses.append((self._ms + DEBOUNCE_MS, seat, self._ms))
+            self._presses.append((self._ms + DEBOUNCE_MS, "BTN", seat, self._ms))
+            if hold_ms > proto.HOLD_MS:
+                self._presses.append((self._ms + proto.HOLD_MS, "HOLD", seat, self._ms))
             return self._boot_t + self._ms / 1000
 
     def inject_noise(self, data: bytes) -> None:
@@ -147,9 +150,9 @@ class BoardEmulator:
     def _tick(self) -> None:
         self._update_leds()
         self._update_beep()
-        for due, seat, at in [p for p in self._presses if p[0] <= self._ms]:
-            self._presses.remove((due, seat, at))
-            self._emit(f"BTN {seat} {at}")
+        for due, kind, seat, at in [p for p in self._presses if p[0] <= self._ms]:
+            self._presses.remove((due, kind, seat, at))
+            self._emit(f"{kind} {seat} {at}")
         if not self._idle and self._ms - self._last_host_ms >= HOST_SILENCE_MS:
             self._enter_idle()
         if self._ms - self._last_hb_ms >= HEARTBEAT_MS:

@@ -16,6 +16,7 @@ LINE_MAX = 80  # bytes in one line, the '\n' included
 COLORS = ("off", "red", "green", "amber", "blue")
 MODES = "01BF"  # off, on, blink 1 Hz (500/500 ms), fast 4 Hz (125/125 ms); the board adds P (fail-safe pulse)
 SEATS = 4
+HOLD_MS = 1500  # a call button down this long from first contact is also reported as HOLD (the undo gesture)
 BEEP_LIMITS = {"freq": (100, 8000), "on_ms": (1, 2000), "off_ms": (0, 2000), "count": (1, 9)}
 
 

@@ -77,7 +77,7 @@ class EmulatorRig:
         return EmulatorLink(self.board, lambda: self._plugged and self._generation == generation)
 
     def press(self, seat: int, hold_ms: int = 60) -> float:
-        return self.board.press(seat)
+        return self.board.press(seat, hold_ms)
 
     def reset(self) -> float:
         self.board.reset()

@@ -51,6 +51,9 @@ SIGNALS: dict[str, Signal] = {
     "dead_hand": Signal(seat="B", beep=Beep(400, 250)),
     "wall_game": Signal(window=("off", "0"), seat="clear"),
     "game_over": Signal(window=("off", "0"), seat="clear"),
+    # A correction (an undo, say from a held call button) replayed the game: the host sets the replayed game's
+    # lights itself; the low double beep tells the table, and the player holding the button can let go.
+    "corrected": Signal(beep=Beep(600, 80, 60, 2)),
 }
 
 

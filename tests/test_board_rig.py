@@ -156,6 +156,20 @@ def test_button_presses_carry_board_time(rig, raw):
     assert replayed[:4] == fields[:4]
 
 
+def test_a_held_button_reports_hold_once_with_its_first_contact(rig, raw):
+    """The undo gesture: a button still down proto.HOLD_MS after first contact sends HOLD (once, with the time of
+    that first contact); a short press never does, and letting go sends nothing."""
+    rig.press(0, hold_ms=300)
+    pressed = rig.press(2, hold_ms=proto.HOLD_MS + 300)
+    short, long = raw.event("BTN"), raw.event("BTN")
+    assert (short[2], long[2]) == ("0", "2")
+    held = raw.event("HOLD", timeout=proto.HOLD_MS / 1000 + 3)
+    assert rig.now() - pressed >= proto.HOLD_MS / 1000  # not before the button was down that long
+    assert held[2:] == long[2:] and int(held[0]) == int(long[0]) + 1  # the long press's own first contact
+    assert rig.sleep_until(pressed + (proto.HOLD_MS + 600) / 1000)  # past the release
+    assert raw.read_until(lambda line: b" BTN " in line or b" HOLD " in line, timeout=0.3) is None
+
+
 def test_crc_error_is_rejected_and_not_acted_on(rig, raw):
     bad = bytearray(proto.command(2, "WIN", "red", "1"))
     bad[-3] = ord("0") if bad[-3] != ord("0") else ord("1")  # break the CRC

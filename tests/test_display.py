@@ -37,6 +37,46 @@ def test_table_view_folds_a_hand():
     assert s["balances"] == {"Ada": -30, "Bob": -60, "Cy": 90} and s["status"] == "Game 2: Bob is East"
 
 
+def _floor(view):
+    return {f["tile"]: f["count"] for f in view.snapshot()["floor"]}
+
+
+def test_the_floor_counts_discards_in_card_order_and_follows_calls():
+    v = TableView()
+    for seat, tile in [(0, "WD"), (1, "3B"), (2, "1C"), (3, "3B")]:
+        v.apply(_r("window_opened", seat, tile=tile, named=tile))
+    assert [(f["tile"], f["name"], f["count"]) for f in v.snapshot()["floor"]] == [
+        ("3B", "Three Bam", 2), ("1C", "One Crak", 1), ("WD", "Soap", 1)]
+    v.apply(_r("claim_awarded", 0, tile="3B", purpose="exposure"))  # the live 3B leaves the floor
+    assert _floor(v) == {"3B": 1, "1C": 1, "WD": 1} and v.snapshot()["floor_total"] == 3
+    v.apply(_r("window_opened", 3, tile="3B", named="3B", reopened=True))  # the claim was withdrawn
+    assert _floor(v)["3B"] == 2
+    v.apply(_r("window_opened", 1, tile="J", named="5D"))
+    v.apply(_r("claim_awarded", 2, tile="5D", purpose="mahjong"))  # called as named: the joker leaves the floor
+    assert "J" not in _floor(v) and "5D" not in _floor(v)
+    v.sync({"stage": "play", "seats": [{"discards": ["N"]}, {"discards": ["N", "F"]}, {}, {}]})
+    assert _floor(v) == {"F": 1, "N": 2}
+    v.apply(_r("dealt", 1, east=1, game=2))
+    assert v.snapshot()["floor"] == [] and v.snapshot()["floor_total"] == 0
+
+
+def test_the_declared_hand_is_shown_with_the_verification():
+    v = TableView(("Ada", "Bob", "Cy", "Di"))
+    v.apply(_r("exposure_accepted", 2, tiles=["8B", "8B", "8B", "J"]))
+    v.declare(2, ["F", "F", "2D", "2D", "2D", "2D", "4D", "4D", "6D", "6D"])  # the concealed part alone
+    v.apply(_r("mahjong_verified", 2, value=25, jokerless=False, self_picked=False, lines=[]))
+    hand = v.snapshot()["mahjong"]["hand"]
+    assert [[t["tile"] for t in g] for g in hand] == [["8B", "8B", "8B", "J"],
+                                                      ["F", "F", "2D", "2D", "2D", "2D", "4D", "4D", "6D", "6D"]]
+    assert hand[1][2]["name"] == "Two Dot"
+    whole = ["F", "F", "2D", "2D", "2D", "2D", "4D", "4D", "6D", "6D", "8B", "8B", "8B", "J"]
+    v.declare(2, whole)  # a hand laid down whole, its exposure among it: one group, nothing twice
+    v.apply(_r("mahjong_in_error", 2, reason="no line on the card matches this hand"))
+    assert [[t["tile"] for t in g] for g in v.snapshot()["mahjong"]["hand"]] == [whole]
+    v.sync({"stage": "play", "seats": []})  # a correction took the declaration back
+    assert v.snapshot()["mahjong"] is None
+
+
 @pytest.mark.parametrize("body, ok", [
     ({"action": "undo"}, True), ({"action": "fix_tile", "tile": "three bam"}, True),
     ({"action": "claim", "seat": 3, "purpose": "mahjong"}, True), ({"action": "fix_tile", "tile": "10B"}, False),

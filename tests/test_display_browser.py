@@ -74,6 +74,7 @@ def test_live_updates_and_announcements(table):
 
 def test_whole_hand_is_shown(table):
     page, srv, view, _ = table
+    view.declare(2, ["F", "F", "F", "F", "N", "E", "W", "S", "RD", "RD", "RD"])  # the concealed part laid down
     for r in [_r("turn", 2), _r("exposure_accepted", 2, tiles=["GD", "GD", "J"]),
               _r("dead_hand", 3, reason="exposure fits no card line"),
               _r("help", None, message="a hand covers the discard floor"),
@@ -88,9 +89,33 @@ def test_whole_hand_is_shown(table):
     assert "DEAD" in page.inner_text("#seats")
     assert "Verified: Cy, 25 points, self-picked" in page.inner_text("#mahjong")
     assert "FFFF DDD NEWS DDD" in page.inner_text("#mahjong")
+    assert page.inner_text("#hand-label") == "Winning hand, 14 tiles:"
+    assert page.get_attribute("#hand", "aria-labelledby") == "hand-label"
+    groups = page.eval_on_selector_all("#hand [role=group]", "gs => gs.map(g => g.getAttribute('aria-label'))")
+    assert groups == ["Green Dragon, Green Dragon, Joker",
+                      "Flower, Flower, Flower, Flower, North, East, West, South, Red Dragon, Red Dragon, Red Dragon"]
+    assert page.locator("#hand svg[role=img]").count() == 14
+    assert page.evaluate("(h => h.scrollWidth <= h.clientWidth)(document.getElementById('hand'))")  # it wraps
     assert "receives 150" in page.inner_text("#payments")
     assert page.is_visible("#help") and page.get_attribute("#help", "role") == "alert"
     page.screenshot(path=str(ARTIFACTS / "display-mahjong.png"), full_page=True)
+
+
+def test_discard_floor_updates_live(table):
+    page, srv, view, _ = table
+    before = view.snapshot()["floor_total"]
+    red = page.locator("#floor li", has=page.locator("svg[aria-label='Red Dragon']")).locator(".floor-count")
+    for r in [_r("window_opened", 0, tile="RD", named="RD"), _r("window_closed", None),
+              _r("window_opened", 1, tile="RD", named="RD")]:
+        seq = _publish(srv, view, r)
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    assert red.inner_text() == "×2" and page.inner_text("#floor-total") == f"{before + 2} tiles discarded"
+    seq = _publish(srv, view, _r("claim_awarded", 2, tile="RD", purpose="exposure"))  # Cy takes the second one
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    assert red.inner_text() == "×1" and page.inner_text("#floor-total") == f"{before + 1} tiles discarded"
+    shown = page.eval_on_selector_all("#floor svg", "els => els.map(e => e.getAttribute('aria-label'))")
+    assert shown == [f["name"] for f in view.snapshot()["floor"]] and "Red Dragon" in shown
+    page.screenshot(path=str(ARTIFACTS / "display-floor.png"), full_page=True)
 
 
 def _tab_to(page, element_id: str, presses: int = 100) -> None:

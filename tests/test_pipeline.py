@@ -75,6 +75,8 @@ def test_a_whole_game_is_ruled_and_sent_everywhere():
     assert "Bob pays 100. Cy pays 100. Di pays 100. Ada receives 300." in said
     last = display.snapshots[-1]
     assert last["mahjong"]["ok"] and last["seats"][2]["exposures"][0][3]["tile"] == "J"
+    assert [[t["tile"] for t in g] for g in last["mahjong"]["hand"]] == [list(HAND)]
+    assert {f["tile"]: f["count"] for f in last["floor"]} == {"3C": 1, "N": 1, "S": 1}  # Cy took the 8B
     text = out.getvalue()
     assert "MAH JONGG verified: Ada, 25 points" in text and "claim pending: Cy for exposure" in text
     assert sum(1 for r in a.journal if r["kind"] == "event") == 1 + 12 + 1 + 13  # deal, charleston, stop, play
@@ -145,6 +147,17 @@ def test_corrections_fix_the_last_discard_and_undo():
     assert any(r["kind"] == "event" and r["event"]["type"] == "correction" for r in a.journal)
 
 
+def test_undoing_a_mahjong_takes_it_off_the_display():
+    a, _ = make(display=FakeDisplay())
+    a.start_game(0.0)
+    a.observe(game_observations())
+    assert a.display.snapshots[-1]["mahjong"]["ok"] and a.display.snapshots[-1]["payments"]
+    a.request({"action": "undo"})  # the hand was laid down too soon
+    a.handle_requests()
+    last = a.display.snapshots[-1]
+    assert last["mahjong"] is None and last["payments"] is None and a.referee.stage.value == "play"
+
+
 def test_resume_rebuilds_the_game_from_the_journal():
     journal = ListJournal()
     a, _ = make(journal=journal)
@@ -158,6 +171,7 @@ def test_resume_rebuilds_the_game_from_the_journal():
     assert b.resume(list(journal)) == obs[6].frame
     assert b.referee.snapshot() == crashed_at
     assert b.display.snapshots[-1]["seats"][2]["exposures"]
+    assert b.display.snapshots[-1]["floor"] == a.view.snapshot()["floor"]
     b.observe(obs[7:])
     assert any(r.kind == "mahjong_verified" for r in b.rulings)
 
@@ -213,5 +227,89 @@ def test_board_lights_follow_an_undo():
         a.request({"action": "undo"})  # the rack is undone: the window is open again
         a.handle_requests()
         assert board.state().window == "green" and board.state().seats == ("0", "1", "0", "0")
+    finally:
+        board.close()
+
+
+def _pump_until(a, done, seconds=5.0):
+    """Runs the pipeline's between-frames step until ``done()`` (a press travels through the board's thread)."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        a.handle_requests()
+        time.sleep(0.01)
+    return done()
+
+
+def test_holding_a_call_button_undoes_the_last_ruling_and_replays():
+    pytest.importorskip("hardware.driver")
+    from hardware.driver import open_board
+    from hardware.protocol import HOLD_MS
+
+    board = open_board("sim")
+    try:
+        assert board.wait_ready(5)
+        journal = ListJournal()
+        a, out = make(board=board, journal=journal)
+        a.start_game(0.0)
+        a.observe(game_observations()[:1])  # East's Three Crak is live
+        a.t = 1.5
+        board.rig.press(2, hold_ms=HOLD_MS + 300)
+        assert _pump_until(a, lambda: sum(r.kind == "corrected" for r in a.rulings) == 2)
+        # First contact was a claim; the hold withdrew it, then undid the discard itself.
+        assert [r.seat for r in a.rulings if r.kind == "claim_pending"] == [2]
+        assert a.referee.window is None and a.referee.seats[0].discards == []
+        corrections = [r for r in journal if r["kind"] == "event" and r["event"]["type"] == "correction"]
+        assert [(r["source"], r["event"]["action"]) for r in corrections] == [("board", "undo")] * 2
+        assert board.state().window == "off" and board.wait_applied(2)
+        assert any(p.pin == "BUZZ" and p.value == 600 for p in board.rig.pin_changes())  # "let go" beep
+        b, _ = make()
+        b.resume(list(journal))
+        assert b.referee.snapshot() == a.referee.snapshot()
+    finally:
+        board.close()
+
+
+
+def test_a_hold_is_one_undo_when_its_press_claimed_nothing():
+    pytest.importorskip("hardware.driver")
+    from hardware.driver import open_board
+    from hardware.protocol import HOLD_MS
+
+    board = open_board("sim")
+    try:
+        assert board.wait_ready(5)
+        a, _ = make(board=board)
+        a.start_game(0.0)
+        a.observe(game_observations()[:3])  # discard, pick, rack: the window is closed
+        a.t = 10.0  # well after the rack, so the press is no call on it
+        board.rig.press(1, hold_ms=HOLD_MS + 300)
+        assert _pump_until(a, lambda: any(r.kind == "corrected" for r in a.rulings))
+        assert any(r.kind == "rejected" and r.seat == 1 for r in a.rulings)  # the press: no live discard
+        assert [type(e).__name__ for e in a.referee.events[-2:]] == ["Discard", "Pick"]  # the rack is undone
+        assert board.state().window == "green"
+    finally:
+        board.close()
+
+
+def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
+    pytest.importorskip("hardware.driver")
+    from hardware.driver import open_board
+    from hardware.protocol import HOLD_MS
+
+    board = open_board("sim")
+    try:
+        assert board.wait_ready(5)
+        a, _ = make(board=board, display=FakeDisplay())
+        a.start_game(0.0)
+        a.observe(game_observations()[:1])
+        a.t = 1.5
+        board.rig.press(2, hold_ms=HOLD_MS + 300)  # West's press is a call ...
+        assert _pump_until(a, lambda: any(r.kind == "claim_pending" for r in a.rulings))
+        a.request({"action": "claim", "seat": 3, "purpose": "mahjong"})  # ... North calls after it ...
+        a.handle_requests()
+        before = list(a.referee.events)
+        # ... and only then does West's press become a hold: undoing now would remove North's call.
+        assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
+        assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
     finally:
         board.close()

@@ -6,6 +6,8 @@ referee gave the original event stream: inferred claims, exposures, joker exchan
 all have to come out right.
 """
 
+from collections import Counter
+
 import pytest
 
 pytest.importorskip("engine.referee.scripted", reason="needs the referee's scripted games (issue 3)")
@@ -60,3 +62,10 @@ def test_scripted_game_through_the_pipeline(seed):
     assert next(r for r in a.rulings if r.kind == "settlement").data["payments"] == next(
         r for r in truth if r.kind == "settlement").data["payments"]
     assert sum(r.kind == "claim_awarded" for r in a.rulings) == sum(r.kind == "claim_awarded" for r in truth)
+    # The display's floor, folded from the rulings alone, is the referee's; the winning hand is all 14 tiles.
+    shown = a.view.snapshot()
+    assert {f["tile"]: f["count"] for f in shown["floor"]} == Counter(
+        t for seat in a.referee.snapshot()["seats"] for t in seat["discards"])
+    declared = next(e for e in game.events if isinstance(e, rev.MahjongDeclared))
+    hand = Counter(t["tile"] for group in shown["mahjong"]["hand"] for t in group)
+    assert hand.total() == 14 and not Counter(declared.tiles) - hand

@@ -9,11 +9,15 @@ not depend on the referee's classes.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from typing import Any
 
 from assistant.profile import SEAT_NAMES as WINDS
-from engine.tiles import name_or_code
+from engine.tiles import INDEX, name_or_code
+
+#: Tiles in a complete American Mah Jongg hand: a declared hand this much short of it, with the exposures, was
+#: shown as its concealed part alone.
+HAND_TILES = 14
 
 WINDOW_WORDS = {
     "open": "Window OPEN: you may call",
@@ -25,6 +29,11 @@ WINDOW_WORDS = {
 
 def seat_of(x: Any) -> int | None:
     return x if isinstance(x, int) and 0 <= x < 4 else None
+
+
+def tiles_json(tiles: Any) -> list[dict]:
+    """Tile codes as the page draws them: the code for the picture, the spoken name for its text alternative."""
+    return [{"tile": t, "name": name_or_code(t)} for t in tiles or []]
 
 
 def line_text(line: Any) -> str:
@@ -50,6 +59,8 @@ class TableView:
              "exposures": [], "dead": False, "dead_reason": ""}
             for i in range(4)
         ]
+        self.floor: Counter[str] = Counter()  # the discards lying on the table, live one included
+        self.declared: dict[int, list[str]] = {}  # seat -> the hand that seat last laid face up
         self.mahjong: dict | None = None
         self.payments: dict | None = None
         self.balances: dict | None = None
@@ -72,12 +83,15 @@ class TableView:
             for seat in self.seats:
                 seat.update(exposures=[], dead=False, dead_reason="")
             self.discard, self.window, self.mahjong, self.payments, self.help = None, "none", None, None, ""
+            self.floor.clear()
+            self.declared.clear()
             self.turn = seat_of(data.get("east", seat))
             self.status = f"Game {data.get('game', '')}: {self.name(self.turn)} is East".replace("Game : ", "")
         elif kind == "window_opened":
             tile = data.get("tile")
             self.discard = {"tile": tile, "name": name_or_code(tile), "seat": seat, "by": self.name(seat),
                             "named": data.get("named")}
+            self.floor[tile] += 1  # a reopened window is a withdrawn claim: the tile is back on the floor
             self.window = "open"
             self._say(f"{self.name(seat)} discards {name_or_code(tile)}. Window open.")
         elif kind == "window_closed":
@@ -88,14 +102,16 @@ class TableView:
             what = "Mah Jongg" if data.get("purpose") == "mahjong" else "exposure"
             self._say(f"{self.name(seat)} calls for {what}. Claim pending.")
         elif kind == "claim_awarded":
+            # The referee takes the thrown tile off the floor (the ruling names what it was called as).
+            if self.discard and self.floor[self.discard["tile"]] > 0:
+                self.floor[self.discard["tile"]] -= 1
             self.window = "closed"
             self._say(f"{self.name(seat)} takes {name_or_code(data.get('tile'))}.")
         elif kind == "turn":
             self.turn = seat
             self.status = f"{self.name(seat)}'s turn"
         elif kind == "exposure_accepted":
-            self.seats[int(seat)]["exposures"].append(
-                [{"tile": t, "name": name_or_code(t)} for t in data.get("tiles") or []])
+            self.seats[int(seat)]["exposures"].append(tiles_json(data.get("tiles")))
             self.log.appendleft(f"{self.name(seat)} exposes {' '.join(data.get('tiles') or [])}")
         elif kind == "dead_hand":
             self.seats[int(seat)]["dead"] = True
@@ -104,11 +120,12 @@ class TableView:
         elif kind == "mahjong_verified":
             self.mahjong = {"ok": True, "seat": seat, "by": self.name(seat), "value": data.get("value"),
                             "jokerless": bool(data.get("jokerless")), "self_picked": bool(data.get("self_picked")),
-                            "lines": [line_text(x) for x in data.get("lines") or []]}
+                            "lines": [line_text(x) for x in data.get("lines") or []], "hand": self._hand(seat)}
             self.window = "closed"
             self._say(f"Mah Jongg verified for {self.name(seat)}, {data.get('value')} points.")
         elif kind == "mahjong_in_error":
-            self.mahjong = {"ok": False, "seat": seat, "by": self.name(seat), "reason": data.get("reason", "")}
+            self.mahjong = {"ok": False, "seat": seat, "by": self.name(seat), "reason": data.get("reason", ""),
+                            "hand": self._hand(seat)}
             self._say(f"Mah Jongg in error: {self.name(seat)}. {data.get('reason', '')}")
         elif kind == "settlement":
             pay = data.get("payments") or {}
@@ -138,14 +155,33 @@ class TableView:
         self.seq += 1
         return True
 
+    def declare(self, seat: int, tiles: Any) -> None:
+        """The tiles a player laid face up to declare Mah Jongg (from the event: the rulings on it do not repeat
+        them), kept for the verification to show as the winning hand, or the hand in error."""
+        self.declared[seat] = list(tiles)
+
+    def _hand(self, seat: Any) -> list[list[dict]]:
+        """The declared hand in groups as it lies on the table: the exposures, then the concealed tiles. A hand
+        shown whole (all fourteen) is one group, since its exposures are among the tiles shown."""
+        i = seat_of(seat)
+        tiles = self.declared.get(i, []) if i is not None else []
+        if not tiles:
+            return []
+        exposures = self.seats[i]["exposures"]
+        if len(tiles) + sum(len(e) for e in exposures) == HAND_TILES:
+            return [list(e) for e in exposures] + [tiles_json(tiles)]
+        return [tiles_json(tiles)]
+
     def sync(self, state: dict) -> None:
         """Take over the referee's observable state (after a correction replayed the game, or a resume), so the
-        screen never shows an exposure or a discard that the correction removed."""
+        screen never shows an exposure, a discard or a Mah Jongg that the correction removed."""
+        self.floor = Counter(t for seat in state.get("seats") or [] for t in seat.get("discards") or [])
+        if state.get("stage") != "over":
+            self.mahjong = self.payments = None
         for i, seat in enumerate(state.get("seats") or []):
             if i >= 4:
                 break
-            self.seats[i]["exposures"] = [[{"tile": t, "name": name_or_code(t)} for t in e]
-                                          for e in seat.get("exposures") or []]
+            self.seats[i]["exposures"] = [tiles_json(e) for e in seat.get("exposures") or []]
             self.seats[i]["dead"] = seat.get("out") is not None
             self.seats[i]["dead_reason"] = seat.get("out_reason") or ""
         self.turn = state.get("turn")
@@ -174,6 +210,9 @@ class TableView:
             "seq": self.seq, "published_ms": time.time() * 1000.0,
             "discard": self.discard, "turn": self.turn, "turn_name": self.name(self.turn) if self.turn is not None
             else "", "window": {"state": self.window, "words": WINDOW_WORDS[self.window]},
+            "floor": [{"tile": t, "name": name_or_code(t), "count": n}
+                      for t, n in sorted(self.floor.items(), key=lambda kv: INDEX.get(kv[0], len(INDEX))) if n > 0],
+            "floor_total": sum(self.floor.values()),
             "seats": self.seats, "mahjong": self.mahjong, "payments": self.payments, "balances": self.balances,
             "help": self.help, "status": self.status, "log": list(self.log), "announce": self.last_announcement,
         }

@@ -36,20 +36,24 @@ function render(s) {
     const li = document.createElement("li");
     const flags = (s.turn === seat.seat ? ` <span class="seat-turn">(turn)</span>` : "") +
       (seat.dead ? ` <span class="seat-dead">DEAD${seat.dead_reason ? ": " + esc(seat.dead_reason) : ""}</span>` : "");
-    const exps = seat.exposures.map((e) =>
-      `<span class="exposure" role="group" aria-label="${esc(e.map((t) => t.name).join(", "))}">` +
-      e.map((t) => tileSVG(t.tile)).join("") + "</span>").join("");
+    const exps = seat.exposures.map((e) => tileGroup(e, "exposure")).join("");
     li.innerHTML = `<span class="seat-name">${esc(seat.name)}</span> (${seat.wind})${flags}<div>${exps || "no exposures"}</div>`;
     seats.appendChild(li);
   }
+  // The floor is counted per tile in card order: what a player scans for ("are all four Red Dragons out?").
+  const n = s.floor_total || 0;
+  $("floor-total").textContent = n ? `${n} tile${n === 1 ? "" : "s"} discarded` : "No discards yet.";
+  $("floor").innerHTML = (s.floor || []).map((f) =>
+    `<li>${tileSVG(f.tile)}<span class="floor-count">×${f.count}</span></li>`).join("");
   const mj = s.mahjong;
   if (!mj) $("mahjong").innerHTML = "<p>No Mah Jongg yet.</p>";
   else if (mj.ok) {
     $("mahjong").innerHTML = `<p class="mahjong-ok">Verified: ${esc(mj.by)}, ${esc(mj.value)} points` +
       `${mj.jokerless ? ", jokerless" : ""}${mj.self_picked ? ", self-picked" : ""}</p>` +
-      `<ul>${mj.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
+      `<ul>${mj.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>` + handHTML(mj);
   } else {
-    $("mahjong").innerHTML = `<p class="mahjong-bad">Mah Jongg in error: ${esc(mj.by)}. ${esc(mj.reason || "")}</p>`;
+    $("mahjong").innerHTML = `<p class="mahjong-bad">Mah Jongg in error: ${esc(mj.by)}. ${esc(mj.reason || "")}</p>` +
+      handHTML(mj);
   }
   if (s.payments) {
     const rows = Object.entries(s.payments).map(([who, amt]) =>
@@ -69,6 +73,22 @@ function render(s) {
   last = { seq: s.seq, announce: s.announce, window: s.window.state };
   window.__mahjUpdates.push({ seq: s.seq, published_ms: s.published_ms, rendered_ms: Date.now() });
   if (window.__mahjUpdates.length > 500) window.__mahjUpdates.shift();
+}
+
+// A set of tiles as pictures, named as a whole for screen readers ("Green Dragon, Green Dragon, Joker").
+function tileGroup(tiles, cls) {
+  return `<span class="${cls}" role="group" aria-label="${esc(tiles.map((t) => t.name).join(", "))}">` +
+    tiles.map((t) => tileSVG(t.tile)).join("") + "</span>";
+}
+
+// The hand laid face up at Mah Jongg, in its groups as it lies on the table, under a visible label.
+function handHTML(mj) {
+  const hand = mj.hand || [];
+  if (!hand.length) return "";
+  const n = hand.reduce((k, g) => k + g.length, 0);
+  return `<p id="hand-label" class="hand-label">${mj.ok ? "Winning hand" : "Hand shown"}, ${n} tiles:</p>` +
+    `<div id="hand" class="hand" role="group" aria-labelledby="hand-label">` +
+    hand.map((g) => tileGroup(g, "hand-group")).join("") + "</div>";
 }
 
 async function sendCorrection(body) {

@@ -5,7 +5,7 @@
 #include <avr/io.h>
 
 #define PROTO_VERSION 1
-#define FW_VERSION "0.1.0"
+#define FW_VERSION "0.2.0"
 #define BOARD_NAME "mahj-board"
 
 /* 250000 baud: with U2X and UBRR = 7 the 16 MHz clock divides it exactly (0.0 % error), where 115200 would be
@@ -15,6 +15,7 @@
 #define HOST_SILENCE_MS 3000u  /* no valid frame for this long -> fail-safe idle state */
 #define HEARTBEAT_MS 1000u     /* unsolicited "H" line period */
 #define DEBOUNCE_MS 5u         /* a button must read the same for this many 1 ms samples */
+#define HOLD_MS 1500u          /* a button held this long from first contact also reports HOLD (undo) */
 #define LINE_MAX 80            /* bytes in one line, '\n' included */
 
 /* Window RGB LED (common cathode, active high). */

@@ -15,7 +15,7 @@
 #define EVENT_LEN 8   /* events kept for REPLAY */
 #define MAX_TOKENS 8
 
-enum { EV_BOOT, EV_BTN, EV_FAILSAFE };
+enum { EV_BOOT, EV_BTN, EV_HOLD, EV_FAILSAFE };
 
 typedef struct {
     uint16_t seq;
@@ -100,7 +100,8 @@ static void event_send(const event_t *e) {
         out_P(causes[e->arg < 4 ? e->arg : 4]);
         break;
     case EV_BTN:
-        out_P(PSTR("BTN"));
+    case EV_HOLD:
+        out_P(e->type == EV_BTN ? PSTR("BTN") : PSTR("HOLD"));
         out_u32(e->arg);
         out_u32(e->ms);
         break;
@@ -402,9 +403,9 @@ void protocol_poll(uint32_t now_ms) {
 }
 
 void protocol_tick(uint32_t now_ms) {
-    uint8_t seat;
+    uint8_t seat, held;
     uint32_t at;
-    while (buttons_pop(&seat, &at)) event_emit(EV_BTN, seat, at);
+    while (buttons_pop(&seat, &held, &at)) event_emit(held ? EV_HOLD : EV_BTN, seat, at);
     if (!idle && now_ms - last_host_ms >= HOST_SILENCE_MS) enter_idle(now_ms);
     if (now_ms - last_heartbeat_ms >= HEARTBEAT_MS) {
         last_heartbeat_ms = now_ms;
