@@ -137,6 +137,11 @@ def test_display_command_serves_a_journal(tmp_path):
     assert fold(v, records) == 3
     s = v.snapshot()
     assert s["discard"]["name"] == "Soap" and s["turn"] == 0 and s["help"] == "camera bumped"
+    hand = ["F", "F", "2D", "2D", "2D", "2D", "4D", "4D", "6D", "6D", "8B", "8B", "8B", "J"]
+    fold(v, [{"kind": "event", "event": {"type": "mahjong_declared", "seat": 1, "tiles": hand}},
+             {"kind": "rulings", "rulings": [_r("mahjong_verified", 1, value=25, jokerless=False,
+                                                self_picked=False, lines=[])]}])
+    assert [t["tile"] for g in v.snapshot()["mahjong"]["hand"] for t in g] == hand
 
 
 def _lan_address():

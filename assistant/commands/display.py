@@ -27,9 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def fold(view: TableView, records: list[dict]) -> int:
-    """Apply the rulings and notices of journal records to the view; returns how many changed it."""
+    """Apply the rulings and notices of journal records to the view; returns how many changed it. A declared
+    Mah Jongg's tiles come from its event record (the rulings on it do not repeat them)."""
     changed = 0
     for rec in records:
+        event = rec.get("event", {}) if rec.get("kind") == "event" else {}
+        if event.get("type") == "mahjong_declared":
+            view.declare(event["seat"], event["tiles"])
         items = rec.get("rulings", []) if rec.get("kind") == "rulings" else (
             [rec["notice"]] if rec.get("kind") == "notice" else [])
         changed += sum(view.apply(r) for r in items)
