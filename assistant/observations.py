@@ -5,7 +5,9 @@ Vision reports physical facts; the referee needs table events. Most map one to o
 * A player cannot be heard by the camera, so a *claim* is inferred when a seat other than the discarder puts an
   exposure on its rack top while a discard is live (that only happens after a call), and a Mah Jongg claim when
   the live discard goes into the hand of a player out of turn. A claim made by a button or the keyboard first is
-  not duplicated. A rack by the player in turn with no pick seen supplies the missed pick.
+  not duplicated. A rack by the player in turn with no pick seen supplies the missed pick. A pick seen out of
+  turn is put to a person rather than ruled: a tile the camera lost sight of looks the same, and the ruling
+  (a dead hand) is too heavy to rest on that.
 * A hand laid face up is a Mah Jongg declaration; the referee itself decides whether it was self-picked or a
   call on the live discard, so ``self_picked`` only says what the table looked like (the turn holder had picked).
 * Camera trouble, tile-count mismatches and the reader's own questions are not game events: they become
@@ -40,7 +42,16 @@ def convert(obs: Any, referee: Any) -> list[rev.Event | Ruling]:
     if kind == "discard_down":
         return [rev.Discard(t, seat, obs.tile, named=None, touching=True)]
     if kind == "picked":
-        return [rev.Pick(t, seat)]
+        phase = getattr(getattr(referee, "phase", None), "value", "")
+        stage = getattr(getattr(referee, "stage", None), "value", "play")
+        if stage != "play" or (seat == turn and phase == "wait_pick"):
+            return [rev.Pick(t, seat)]
+        # A wall tile gone out of turn (or a second pick) would be a dead hand, but a tile the camera lost sight
+        # of looks just the same: a person decides, and corrects with the keyboard or the display if it was so.
+        return [Ruling("help", obs.t, seat, {
+            "message": f"Did {SEATS[seat]} take a tile from the wall? It is {SEATS[turn]}'s turn"
+                       + ("" if phase == "wait_pick" else f" and {SEATS[turn]} has picked") + ".",
+            "source": "reader"})]
     if kind == "racked":
         phase = getattr(getattr(referee, "phase", None), "value", "")
         if seat == turn and phase == "wait_pick":

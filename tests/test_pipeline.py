@@ -118,6 +118,20 @@ def test_a_rack_without_a_seen_pick_supplies_the_pick():
     assert [r.kind for r in a.rulings[-2:]] == ["picked", "window_closed"]
 
 
+def test_a_pick_seen_out_of_turn_is_asked_not_ruled():
+    a, _ = make(display=FakeDisplay())
+    a.start_game(0.0)
+    a.observe(game_observations()[:1])  # East's 3C is live: South's turn to pick
+    a.observe([ve.Picked(2.4, 72, 0.9, seat=3, wall_seat=3, end="left")])
+    assert all(r.kind != "dead_hand" for r in a.rulings)
+    assert "Did North take a tile from the wall? It is South's turn." == a.display.snapshots[-1]["help"]
+    before = len(a.rulings)
+    a.observe([ve.Picked(2.6, 78, 0.9, seat=1, wall_seat=1, end="right")])
+    assert [(r.kind, r.seat) for r in a.rulings[before:] if r.kind == "picked"] == [("picked", 1)]
+    a.observe([ve.Picked(2.9, 87, 0.9, seat=1, wall_seat=1, end="right")])  # a second pick: asked too
+    assert a.display.snapshots[-1]["help"].endswith("and South has picked.")
+
+
 def test_camera_trouble_becomes_a_help_notice():
     a, _ = make(display=FakeDisplay())
     a.start_game(0.0)
