@@ -205,3 +205,97 @@ def test_expectation_turn_names_the_discarder_and_counts_are_checked():
     assert len(mismatch) == 1 and (mismatch[0].seen, mismatch[0].expected) == (13, 14)
     assert mismatch[0].t >= 3.0                                # a passing difference is not reported
     assert json.loads(json.dumps(mismatch[0].to_json()))["type"] == "tile_count"
+
+
+@pytest.mark.parametrize("rack_seen", [False, True])
+def test_winning_tile_racked_under_the_hand_that_lays_it_down_is_reported(rack_seen):
+    """East racks the winning tile and lays the hand face up on the rack top. With the arm over the rack from the
+    rack to the display the slope never shows 14 standing tiles, yet the rack happened: it is reported with the
+    hand. When the slope was read with the tile racked, it is reported once, not again with the hand."""
+    cal = _plain_calibration()
+    cal.bands_fitted = True
+    rack = [(450 + k * 24 - 150, 880, "down", None) for k in range(13)]        # East's standing tiles
+    racked = rack + [(450 + 13 * 24 - 150, 880, "down", None)]
+    codes = ["1B", "1B", "1B", "2C", "2C", "2C", "3D", "3D", "3D", "N", "N", "N", "F", "J"]
+    shown = [(450 + k * 24 - 170, 830, "up", code) for k, code in enumerate(codes)]   # on East's rack top
+    det = _Boxes(cal, list(rack))
+    reader = TableReader(cal, det)
+    rng = np.random.default_rng(2)
+    events = []
+    frame = 0
+    arm = ((350, 640), (360, 500))
+
+    def step(tiles, n, over_rack=False):
+        nonlocal frame
+        det.tiles = tiles
+        for _ in range(n):
+            img = _table_image(cal, tiles, arm=arm if over_rack else None)
+            noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+            events.extend(reader.process(noisy, frame, frame / 30))
+            frame += 1
+
+    step(rack, 30)
+    step(racked, 20, over_rack=True)
+    if rack_seen:
+        step(racked, 30)                       # the arm leaves: the rack is read
+        step(racked, 10, over_rack=True)       # and comes back to lay the hand down
+    step(shown, 15, over_rack=True)
+    step(shown, 40)
+    assert [(e.type, e.seat) for e in events] == [("racked", 0), ("hand_displayed", 0)], events
+    assert sorted(events[1].tiles) == sorted(codes)
+
+
+def test_picks_name_the_wall_end_as_its_owner_sees_it():
+    """``picked.end`` is what a wrong-end pick is judged by; the generated games only ever pick from East's right
+    end, so both ends of two walls are checked here. East's right is +x on the table, South's is -y."""
+    cal = _plain_calibration()
+    cal.bands_fitted = True
+    east = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]          # East's wall, 127 mm in
+    south = [(773, 450 - u, "down", None) for u in range(-84, 85, 24)]         # South's wall
+    det = _Boxes(cal, east + south)
+    reader = TableReader(cal, det)
+    rng = np.random.default_rng(3)
+    picks = []
+    frame = 0
+    for gone in ([], [east[-1]], [east[-1], south[0]], [east[-1], south[0], east[0]]):
+        det.tiles = [t for t in east + south if t not in gone]
+        for _ in range(20):
+            img = _table_image(cal, det.tiles)
+            noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+            picks += [e for e in reader.process(noisy, frame, frame / 30) if e.type == "picked"]
+            frame += 1
+    assert [(p.wall_seat, p.end) for p in picks] == [(0, "right"), (1, "left"), (0, "left")]
+
+
+class _ViewModel:
+    """A tile model that keeps the top-down views the reader gives it and finds nothing."""
+
+    def __init__(self):
+        self.views = []
+
+    def detect_view(self, view, frame, view_to_frame):
+        self.views.append((view, view_to_frame))
+        return []
+
+
+def test_the_model_sees_the_regions_top_down_at_one_px_per_mm():
+    """The window around the regions being read is warped onto the table plane at TOPDOWN_PX_PER_MM: a tile
+    drawn at known table mm lands at the matching view pixels, whatever the camera's own scale."""
+    cal = _plain_calibration()
+    frame = np.zeros((640, 700, 3), np.uint8)
+    tile_mm = np.float32([[400, 420], [423, 420], [423, 451], [400, 451]])   # a 23 x 31 mm tile on the floor
+    cv2.fillConvexPoly(frame, np.round(cal.to_image(tile_mm)).astype(np.int32), (255, 255, 255))
+    model = _ViewModel()
+    reader = TableReader(cal, model)
+    reader._frame_index = 0
+    floor = cal.band("floor").polygon(cal.layout.size_mm)
+    reader._detect(frame, floor)
+    view, view_to_frame = model.views[-1]
+    lo = floor.min(axis=0) - 1.5 * cal.layout.tile_h_mm
+    assert view.shape[:2] == pytest.approx(floor.max(axis=0)[::-1] - floor.min(axis=0)[::-1]
+                                           + 3 * cal.layout.tile_h_mm, abs=1)
+    ys, xs = np.nonzero(view[..., 0] > 128)
+    assert (xs.max() - xs.min() + 1, ys.max() - ys.min() + 1) == (pytest.approx(23, abs=2), pytest.approx(31, abs=2))
+    assert (xs.min() + lo[0], ys.min() + lo[1]) == (pytest.approx(400, abs=2), pytest.approx(420, abs=2))
+    back = cv2.perspectiveTransform(np.float64([[[xs.min(), ys.min()]]]), view_to_frame)[0, 0]
+    assert back == pytest.approx(cal.to_image(tile_mm[:1])[0], abs=2)
