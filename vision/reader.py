@@ -559,6 +559,19 @@ class TableReader:
         self._unexplained[r.seat] = gone
         return back
 
+    def _winning_tile_unseen(self, seat: int, diff, t: float) -> bool:
+        """Whether the hand just laid face up holds exactly one tile more than ``seat``'s rack was seen holding
+        standing: the winning tile (a pick, or the discard called for Mah Jongg) joined the hand unseen. A winner
+        typically racks it and lays the hand down without the arm ever leaving the rack, so the slope is never
+        still between the two, and the rack can fall in dropped frames too. The standing tiles are the slope's
+        committed ones plus those it lost moments ago without a move (it may commit the hand going down before
+        the rack top does). Only exactly one: no other tile joins a hand on the way to Mah Jongg, and any other
+        difference is a miscount that must not turn into a move."""
+        standing = self.regions[f"slope{seat}"].tracks.count()
+        standing += sum(1 for g in self._unexplained.get(seat, []) if t - g[0] <= REAPPEAR_S)
+        laid = sum(1 for tr in diff.added if tr.face == "up" and tr.tile)
+        return laid - standing == 1
+
     def _explain_removal(self, seat: int, n: int = 1) -> None:
         """A move of ``seat`` that took ``n`` standing tiles: those removals were no occlusion."""
         gone = self._unexplained.get(seat, [])
@@ -571,6 +584,9 @@ class TableReader:
         face_up = [tr for tr in order if tr.face == "up" and tr.tile]
         if diff.added and len(face_up) >= 14:
             conf = min(tr.confidence for tr in face_up)
+            if self._winning_tile_unseen(r.seat, diff, t):
+                # Inferred, not seen: less sure than a rack read off the slope (0.9).
+                out.append(ev.Racked(t, idx, 0.7, seat=r.seat, count=1, **kw))
             out.append(ev.HandDisplayed(t, idx, round(conf, 3), seat=r.seat, tiles=tuple(tr.tile for tr in face_up),
                                         **kw))
             self._explain_removal(r.seat, 14)
