@@ -245,7 +245,7 @@ def main() -> int:
     p.add_argument("--memory-hours", type=float, default=2.0)
     p.add_argument("--own-games", type=int, default=len(OWN_SEEDS),
                    help="extra games from the own script (calls after a pick)")
-    p.add_argument("--model-games", type=int, default=4,
+    p.add_argument("--model-games", type=int, default=3,
                    help="games for the real model at --model-size (at 640x360 a tile is ~8 px: no model reads that)")
     p.add_argument("--model-size", default="1920x1080",
                    help="frame size of the real model's games: a whole-table camera needs 1080p for ~25 px tiles")
@@ -261,7 +261,7 @@ def main() -> int:
     hd: list[Path] = []
     big = None
     model_size = tuple(int(v) for v in args.model_size.split("x"))
-    if parts & {"accuracy", "latency"} or args.generate_only:
+    if (parts & {"accuracy", "latency"} and args.model != "none") or args.generate_only:
         hd = ensure_games(args.out, range(900, 900 + max(1, args.model_games)), args.turns, model_size)
     if "throughput" in parts or args.generate_only:
         big = ensure_games(args.out, [900], args.turns, (1280, 720))[0]

@@ -165,3 +165,15 @@ def test_bump_without_markers_is_measured_by_phase_correlation(table):
     bumps = [e for e in events if isinstance(e, CameraProblem) and e.problem == "bumped"]
     assert len(bumps) == 1, events
     assert _calibration_error_px(reader, renderer, fs) < 3.0
+
+
+def test_a_returned_pick_goes_back_to_its_place_in_the_wall():
+    """The generator's own script has picks given back when a call beats them: the tile must return to the
+    wall where it was taken (the held tile moves with the hand, so its old place has to be remembered)."""
+    moves = own_moves(1, turns=4)
+    assert any(m.get("returned") for m in moves.moves), "the own script should give a pick back"
+    world = World(moves, seed=1, disturb=False)
+    start = {id(t): (t.x, t.y) for row in world.wall for t in row}
+    for fs in world.play():
+        moved = [t for row in world.wall for t in row if (t.x, t.y) != pytest.approx(start[id(t)])]
+        assert not moved, f"frame {fs.index}: a tile lies in the wall away from its place"

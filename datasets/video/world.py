@@ -218,7 +218,8 @@ class World:
         seat = m["seat"]
         wall_seat = next(s for s in self.live if self.wall[s])
         tile = self.wall[wall_seat][0]
-        yield from self._move_arm(seat, (tile.x, tile.y))
+        spot = (tile.x, tile.y)        # the held tile moves with the hand: remember its place in the wall
+        yield from self._move_arm(seat, spot)
         self.wall[wall_seat].pop(0)
         self._grab(seat, tile)
         self._event("picked", seat=seat, wall_seat=wall_seat, end="right")
@@ -226,7 +227,7 @@ class World:
         if m.get("hold"):
             yield from self._jitter(seat, m["hold"])
         if m.get("returned"):      # a call beat this pick: the tile goes back where it came from
-            yield from self._move_arm(seat, (tile.x, tile.y))
+            yield from self._move_arm(seat, spot)
             tile.z, tile.face = 0.0, "down"
             self.wall[wall_seat].insert(0, self.held.pop(seat))
             yield from self._withdraw(seat)
