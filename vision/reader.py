@@ -13,7 +13,9 @@ The loop per frame, and why:
    the picture is still again the calibration is corrected (markers, or phase correlation without them) and
    every region is re-read. Tiles live in table millimetres, so with markers the re-read still reports moves
    made meanwhile; without markers it adopts what is there silently rather than risk inventing moves.
-5. Every ``heal_every_s`` one region (round robin) is re-read even if it looks unchanged, to heal drift.
+5. Every ``heal_every_s`` one region (round robin) is re-read even if it looks unchanged, to heal drift; what
+   such a read finds is adopted silently: nothing was seen to happen there, so a difference is the model's
+   flicker (a tile missed one read, found the next) far more often than a move.
 
 Moves are attributed to the seat whose arm crossed its own rack while the region changed; racks and walls say
 whose they are; the referee's expectation (``expect``: whose turn it is) or the reader's own turn model decides
@@ -49,6 +51,7 @@ DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to rea
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile shows from above
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
+ROW_SAME = 0.6            # tile widths along a wall or slope under which two boxes are one tile
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 
@@ -82,6 +85,7 @@ class _Region:
     tracks: RegionTracks
     needs_read: bool = True
     silent: bool = True                 # next commit is a resync: adopt without events
+    healing: bool = False               # read on the heal timer, nothing seen to change: adopt without events
     last_motion: int = -(10**9)
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
@@ -374,11 +378,14 @@ class TableReader:
             if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
                 r.readings = []
+                r.healing = False
             # A standing tile seen from above shows only its top edge, about 0.4 of a flat tile.
             seen_px = tile_px * (STANDING_SHOWS if r.kind == "slope" else 1.0)
-            if v.change > CHANGE_DIRTY * seen_px and not r.needs_read:
-                r.needs_read = True
-                r.change_start_t = t
+            if v.change > CHANGE_DIRTY * seen_px:
+                r.healing = False
+                if not r.needs_read:
+                    r.needs_read = True
+                    r.change_start_t = t
         if not self.change_driven:
             for r in self.regions.values():
                 r.needs_read = True
@@ -386,7 +393,8 @@ class TableReader:
             names = sorted(self.regions)
             r = self.regions[names[self._heal_cursor % len(names)]]
             self._heal_cursor += 1
-            r.needs_read = True
+            if not r.needs_read:
+                r.needs_read = r.healing = True
         return [r for r in self.regions.values() if r.needs_read and idx - r.last_motion >= self.settle_frames]
 
     def _read(self, frame: np.ndarray, regions: Sequence[_Region]) -> dict[str, list[TileSeen]]:
@@ -413,7 +421,22 @@ class TableReader:
                         top = self.regions[f"rack_top{seat}"]
                         if top.name not in reading and not top.needs_read and self._holds(top, "up", x, y, size):
                             top.needs_read, top.change_start_t = True, self._frame_t
+        for r in regions:
+            if r.kind in ("wall", "slope"):
+                out[r.name] = self._one_row(r.seat, out[r.name])
         return out
+
+    def _one_row(self, seat: int, seen: list[TileSeen]) -> list[TileSeen]:
+        """A wall or a rack slope is one row of tiles side by side (a two-high stack shows one tile from above),
+        so two boxes closer than ROW_SAME x a tile's width along the row are one tile seen twice (the detector
+        can box a run of touching tile backs in more than one way): keep the surer one."""
+        size, w = self.cal.layout.size_mm, self.cal.layout.tile_w_mm
+        kept: list[tuple[float, TileSeen]] = []
+        for ts in sorted(seen, key=lambda ts: -ts.score):
+            u = table_to_seat(seat, ts.x, ts.y, size)[0]
+            if all(abs(u - ku) >= ROW_SAME * w for ku, _ in kept):
+                kept.append((u, ts))
+        return [ts for _, ts in kept]
 
     def _detect(self, frame: np.ndarray, area_mm: np.ndarray | None = None) -> tuple[list[Any], np.ndarray]:
         """One tile-model call over the table window around ``area_mm`` (points in table mm; None: the whole
@@ -496,8 +519,8 @@ class TableReader:
         diff = r.tracks.commit(reading)
         t_action = r.change_start_t if r.change_start_t is not None else t
         r.change_start_t = None
-        if r.silent:
-            r.silent = False
+        if r.silent or r.healing:
+            r.silent = r.healing = False
             return []
         if not diff:
             return []
