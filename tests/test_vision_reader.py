@@ -11,7 +11,7 @@ from vision.calibration import TableLayout, calibrate_from_points
 from vision.change import MM_PER_PX, ChangeWatcher
 from vision.events import CameraProblem, read_log
 from vision.oracle import OracleDetector
-from vision.reader import TableReader
+from vision.reader import Expectation, TableReader
 from vision.recording import meta_for
 from vision.replay import read_video
 from vision.scoring import score
@@ -299,3 +299,22 @@ def test_the_model_sees_the_regions_top_down_at_one_px_per_mm():
     assert (xs.min() + lo[0], ys.min() + lo[1]) == (pytest.approx(400, abs=2), pytest.approx(420, abs=2))
     back = cv2.perspectiveTransform(np.float64([[[xs.min(), ys.min()]]]), view_to_frame)[0, 0]
     assert back == pytest.approx(cal.to_image(tile_mm[:1])[0], abs=2)
+
+
+@pytest.mark.parametrize("first_score, news", [(0.55, "ask"), (0.95, "discard")])
+def test_a_floor_tile_read_anew_is_a_discard_only_if_the_old_read_was_sure(first_score, news):
+    """A discard first read unsurely (3C taken for 6C) and read right a moment later is the reader correcting
+    itself: a person is asked, no second discard is invented. A sure read replaced by another sure one is a tile
+    thrown onto the old one: a discard."""
+    from vision.tracker import TileSeen, vote
+
+    reader = TableReader(_plain_calibration(), _ViewModel())
+    floor = reader.regions["floor"]
+    floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=first_score)]] * 2, 5.0))
+    diff = floor.tracks.commit(vote([[TileSeen(451, 450, "up", "3C", tile_score=0.9)]] * 2, 5.0))
+    out = reader._observe(floor, diff, 40, 1.33, 1.2, Expectation())
+    kinds = [o.type for o in out]
+    if news == "ask":
+        assert kinds == ["ask_human"] and set(out[0].choices) == {"3C", "6C"}
+    else:
+        assert kinds == ["discard_down"] and out[0].tile == "3C"

@@ -51,7 +51,8 @@ DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to rea
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile shows from above
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
-ROW_SAME = 0.6            # tile widths along a wall or slope under which two boxes are one tile
+SURE_CODE = 0.8           # a floor tile's code this sure that reading another there means a tile thrown onto it
+ROW_SAME = 0.6            # tile widths along a rack or wall row under which two boxes are one tile
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 
@@ -422,14 +423,14 @@ class TableReader:
                         if top.name not in reading and not top.needs_read and self._holds(top, "up", x, y, size):
                             top.needs_read, top.change_start_t = True, self._frame_t
         for r in regions:
-            if r.kind in ("wall", "slope"):
+            if r.kind != "floor":
                 out[r.name] = self._one_row(r.seat, out[r.name])
         return out
 
     def _one_row(self, seat: int, seen: list[TileSeen]) -> list[TileSeen]:
-        """A wall or a rack slope is one row of tiles side by side (a two-high stack shows one tile from above),
-        so two boxes closer than ROW_SAME x a tile's width along the row are one tile seen twice (the detector
-        can box a run of touching tile backs in more than one way): keep the surer one."""
+        """A wall, a rack slope and a rack top each hold one row of tiles side by side (a two-high stack shows
+        one tile from above), so two boxes closer than ROW_SAME x a tile's width along the row are one tile
+        seen twice (the detector can box a run of touching tiles in more than one way): keep the surer one."""
         size, w = self.cal.layout.size_mm, self.cal.layout.tile_w_mm
         kept: list[tuple[float, TileSeen]] = []
         for ts in sorted(seen, key=lambda ts: -ts.score):
@@ -534,7 +535,13 @@ class TableReader:
         kw = {"t_action": t_action}
         if r.kind == "floor":
             # A tile where another lay but of another kind: thrown onto (or pushed over) the old one.
-            for tr in diff.added + [tr for _old, tr in diff.recoded]:
+            for old, tr in diff.recoded:
+                if tr.was_confidence < SURE_CODE and tr.face == "up" and tr.tile:
+                    # The old code was a shaky read now corrected, not a tile thrown onto another: ask.
+                    out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was discarded here?",
+                                           seat=-1, choices=tuple(c for c in (tr.tile, old) if c)))
+            thrown_onto = [tr for _old, tr in diff.recoded if tr.was_confidence >= SURE_CODE]
+            for tr in diff.added + thrown_onto:
                 if tr.face != "up" or tr.tile is None:
                     continue
                 seat = self._actor(t_action, t)

@@ -45,6 +45,7 @@ class Track:
     tile: str | None
     confidence: float = 1.0     # of the code: agreement between readings x the classifier's score
     alts: tuple[str, ...] = ()
+    was_confidence: float = 1.0  # the confidence of the code it had before its last recode
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -161,9 +162,10 @@ class RegionTracks:
             if seen.face == tr.face and seen.tile != tr.tile and seen.agree < 1.0:
                 tr.x, tr.y = seen.x, seen.y          # not sure of the new code: keep the old one
                 continue
-            old = tr.key
+            old, was = tr.key, tr.confidence
             tr.update(seen)
             if tr.key != old:
+                tr.was_confidence = was
                 diff.recoded.append((old[1], tr))
         diff.removed = [t for i, t in enumerate(self.tracks) if i not in matched_t]
         kept = [t for i, t in enumerate(self.tracks) if i in matched_t]
