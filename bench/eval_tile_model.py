@@ -112,11 +112,10 @@ def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
     preds = {0: [], 1: []}
     gts = {0: [], 1: []}
     correct: dict[str, list[int]] = {c: [0, 0] for c in TILES}
-    model.conf = model.up_conf = 0.01
     for mp in tqdm(metas, desc="synthetic test", unit="img"):
         meta = json.loads(mp.read_text())
         img = cv2.imread(str(root / "images" / "test" / (mp.stem + ".jpg")))
-        boxes, cls, scores = model._boxes(img)
+        boxes, cls, scores = model._boxes(img, conf=(0.01, 0.01))
         for c in (0, 1):
             preds[c].append((boxes[cls == c], scores[cls == c]))
             gts[c].append(np.array([t["box"] for t in meta["tiles"] if t["face"] == ("up", "down")[c]]).reshape(-1, 4))
@@ -126,7 +125,6 @@ def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
             for t, (code, _) in zip(ups, reads, strict=True):
                 correct[t["code"]][0] += code == t["code"]
                 correct[t["code"]][1] += 1
-    model.conf = model.up_conf = 0.35
     out = {"images": len(metas)}
     for c, name in ((0, "up"), (1, "down")):
         ap50 = average_precision(preds[c], gts[c], 0.5)
@@ -155,15 +153,13 @@ def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
         return {"skipped": f"no rendered top-down test split in {root}"}
     preds: dict[int, list] = {0: [], 1: []}
     gts: dict[int, list] = {0: [], 1: []}
-    model.conf = model.up_conf = 0.01
     for ip in tqdm(images, desc="top-down test", unit="img"):
         img = cv2.imread(str(ip))
-        boxes, cls, scores = model._boxes(img, native=True)
+        boxes, cls, scores = model._boxes(img, native=True, conf=(0.01, 0.01))
         truth = _yolo_boxes(root / "labels" / "test" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
         for c in (0, 1):
             preds[c].append((boxes[cls == c], scores[cls == c]))
             gts[c].append(truth[truth[:, 0] == c, 1:])
-    model.conf = model.up_conf = 0.35
     out: dict = {"images": len(images)}
     for c, name in ((0, "up"), (1, "down")):
         out[f"mAP50_{name}"] = round(float(average_precision(preds[c], gts[c], 0.5)), 4)

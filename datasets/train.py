@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,28 +105,52 @@ def export(a: argparse.Namespace) -> None:
     shutil.copy(out, MODELS / "tile_detector.onnx")
     classifier_train.export_onnx(RUNS / "classifier" / "best.pt", MODELS / "tile_classifier.onnx")
     print(f"wrote {MODELS / 'tile_detector.onnx'} and {MODELS / 'tile_classifier.onnx'}")
-    th = tune_thresholds(ROOT / "datasets" / "rendered" / "synth")
+    th = tune_thresholds(ROOT / "datasets" / "rendered" / "synth", ROOT / "datasets" / "rendered" / "topdown")
     (MODELS / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
     print(f"thresholds (best F1 at IoU 0.5 on the validation split): {th}")
 
 
-def tune_thresholds(synth: Path) -> dict:
-    """Per-face score thresholds that maximise F1 at IoU 0.5 on the synthetic validation split."""
+def tune_thresholds(synth: Path, topdown: Path) -> dict:
+    """Per-face score thresholds that maximise F1 at IoU 0.5 on the validation splits: whole camera frames
+    (synthetic) for ``detect``, and under ``topdown`` the top-down crops for the table reader's views."""
     import cv2
     import numpy as np
-    from tqdm import tqdm
 
     from vision.tile_model import TileModel
 
     model = TileModel.load(MODELS)
-    model.conf = model.up_conf = 0.02
+
+    def frames() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for mp in sorted((synth / "meta" / "val").glob("*.json")):
+            meta = json.loads(mp.read_text())
+            gt = [[("up", "down").index(t["face"]), *t["box"]] for t in meta["tiles"]]
+            yield cv2.imread(str(synth / "images" / "val" / (mp.stem + ".jpg"))), np.array(gt).reshape(-1, 5)
+
+    def views() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for ip in sorted((topdown / "images" / "val").glob("*.jpg")):
+            img = cv2.imread(str(ip))
+            rows = np.loadtxt(topdown / "labels" / "val" / (ip.stem + ".txt"), ndmin=2).reshape(-1, 5)
+            h, w = img.shape[:2]
+            c, cx, cy, bw, bh = rows.T
+            yield img, np.column_stack([c, (cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w,
+                                        (cy + bh / 2) * h])
+
+    out: dict = {"iou": 0.5, **_best_f1(model, frames(), native=False, desc="tune frames")}
+    if (topdown / "images" / "val").exists():
+        out["topdown"] = _best_f1(model, views(), native=True, desc="tune top-down")
+    return out
+
+
+def _best_f1(model, items, native: bool, desc: str) -> dict:  # noqa: ANN001 -- TileModel, (image, truth) pairs
+    import numpy as np
+    from tqdm import tqdm
+
     found: dict[int, list[tuple[float, bool]]] = {0: [], 1: []}
     n_true = {0: 0, 1: 0}
-    for mp in tqdm(sorted((synth / "meta" / "val").glob("*.json")), desc="tune", unit="img"):
-        meta = json.loads(mp.read_text())
-        boxes, cls, scores = model._boxes(cv2.imread(str(synth / "images" / "val" / (mp.stem + ".jpg"))))
-        for c, face in ((0, "up"), (1, "down")):
-            gt = np.array([t["box"] for t in meta["tiles"] if t["face"] == face]).reshape(-1, 4)
+    for img, truth in tqdm(items, desc=desc, unit="img"):
+        boxes, cls, scores = model._boxes(img, native=native, conf=(0.02, 0.02))
+        for c in (0, 1):
+            gt = truth[truth[:, 0] == c, 1:]
             n_true[c] += len(gt)
             used = np.zeros(len(gt), bool)
             for k in np.argsort(-scores[cls == c]):
@@ -140,7 +165,7 @@ def tune_thresholds(synth: Path) -> dict:
                 if hit:
                     used[j] = True
                 found[c].append((float(scores[cls == c][k]), hit))
-    out = {"iou": 0.5}
+    out = {}
     for c, face in ((0, "up"), (1, "down")):
         best = (0.0, 0.35)
         for t in np.arange(0.05, 0.9, 0.025):
@@ -148,7 +173,7 @@ def tune_thresholds(synth: Path) -> dict:
             n = sum(1 for s, _ in found[c] if s >= t)
             f1 = 2 * tp / max(n + n_true[c], 1)
             best = max(best, (f1, round(float(t), 3)))
-        out[f"conf_{face}"], out[f"f1_{face}_val"] = best[1], round(best[0], 4)
+        out[f"conf_{face}"], out[f"f1_{face}_val"] = best[1], round(float(best[0]), 4)
     return out
 
 

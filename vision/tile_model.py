@@ -126,7 +126,8 @@ class TileModel:
     """The detector + classifier pair (and optionally an enrolled set), ready to run on frames."""
 
     def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
-                 conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35) -> None:
+                 conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
+                 view_conf: tuple[float, float] | None = None) -> None:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -147,6 +148,8 @@ class TileModel:
         self._cls_in = np.empty((64, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE), np.float32)
         self.prototypes = prototypes
         self.conf, self.iou, self.up_conf = conf, iou, up_conf
+        #: (face up, face down) score thresholds for top-down views, tuned on those apart from whole frames
+        self.view_conf = view_conf
 
     @classmethod
     def load(cls, path: str | Path | None = None, threads: int = 2) -> TileModel:
@@ -169,8 +172,10 @@ class TileModel:
             th = json.loads(settings.read_text()) if settings.exists() else {}
         except ValueError as exc:
             raise TileModelError(f"{settings}: {exc}") from exc
+        view = th.get("topdown")
         return cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
-                   up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)))
+                   up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
+                   view_conf=(float(view["conf_up"]), float(view["conf_down"])) if view else None)
 
     # ------------------------------------------------------------------------------------------------ detector
     def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]:
@@ -198,16 +203,19 @@ class TileModel:
         np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
         return buf, r, x0, y0
 
-    def _boxes(self, frame: np.ndarray, native: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(boxes xyxy in frame px, face class ids, scores) after NMS."""
+    def _boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(boxes xyxy in frame px, face class ids, scores) after NMS; ``conf``: (face up, face down) score
+        thresholds instead of the whole-frame ones."""
+        up_conf, down_conf = conf or (self.up_conf, self.conf)
         buf, r, x0, y0 = self._prepare(frame, native)
         out = self._det.run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
         scores_all = out[4:]
         cls = scores_all.argmax(axis=0)
         scores = scores_all[cls, np.arange(out.shape[1])]
-        keep = scores >= min(self.conf, self.up_conf)
+        keep = scores >= min(up_conf, down_conf)
         cxcywh, cls, scores = out[:4, keep].T, cls[keep], scores[keep]
-        keep = scores >= np.where(cls == 0, self.up_conf, self.conf)
+        keep = scores >= np.where(cls == 0, up_conf, down_conf)
         cxcywh, cls, scores = cxcywh[keep], cls[keep], scores[keep]
         if not len(scores):
             return np.zeros((0, 4), np.float32), cls, scores
@@ -301,7 +309,7 @@ class TileModel:
         rescaled), with boxes mapped back into ``frame`` by the 3x3 ``view_to_frame`` and faces read from the
         frame, whose pixels are the camera's own (the view is resampled)."""
         _check_image(view)
-        vb, cls, scores = self._boxes(view, native=True)
+        vb, cls, scores = self._boxes(view, native=True, conf=self.view_conf)
         if len(vb):
             corners = vb[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 1, 2).astype(np.float64)
             fc = cv2.perspectiveTransform(corners, view_to_frame).reshape(-1, 4, 2)
