@@ -28,9 +28,12 @@ DEFAULT_PROFILE = """\
 [camera]
 # Camera index (0 = first camera), or a video file or a folder of frames to read instead.
 source = 0
-width = 1280
-height = 720
+# A camera that sees the whole table needs 1080p: tiles are then about 25 px wide, enough to read.
+width = 1920
+height = 1080
 fps = 30
+# Your own tile set, as enrolled with `mahj enroll NAME`. Empty = the shipped tile model.
+tile_set = ""
 
 [calibration]
 # File written by `mahj calibrate` (table corners, which rack is which seat). Empty = calibrate from
@@ -97,9 +100,10 @@ class ProfileError(ValueError):
 @dataclass(frozen=True)
 class CameraSettings:
     source: int | str = 0
-    width: int = 1280
-    height: int = 720
+    width: int = 1920
+    height: int = 1080
     fps: float = 30.0
+    tile_set: str = ""          # an enrolled set's name (vision.tile_model.sets_dir); "" = the shipped model
 
 
 @dataclass(frozen=True)
@@ -180,7 +184,7 @@ def load_profile(path: str | Path | None) -> Profile:
 # --- parsing and checking ---------------------------------------------------------------------------------
 
 _SCHEMA: dict[str, dict[str, tuple[type, ...]]] = {
-    "camera": {"source": (int, str), "width": (int,), "height": (int,), "fps": (int, float)},
+    "camera": {"source": (int, str), "width": (int,), "height": (int,), "fps": (int, float), "tile_set": (str,)},
     "calibration": {"file": (str,)},
     "game": {"card": (str,), "scoring": (str,), "journal_dir": (str,)},
     "seats": {"east": (str,), "south": (str,), "west": (str,), "north": (str,)},
@@ -269,9 +273,10 @@ def parse_profile(text: str, filename: str = "<profile>", base: Path | None = No
     source = get("camera", "source", 0)
     if isinstance(source, str):
         source = str(a_path(source)) if source else 0
-    camera = CameraSettings(source=source, width=in_range("camera", "width", 1280, 64, 8192),
-                            height=in_range("camera", "height", 720, 64, 8192),
-                            fps=float(in_range("camera", "fps", 30, 1, 240)))
+    camera = CameraSettings(source=source, width=in_range("camera", "width", 1920, 64, 8192),
+                            height=in_range("camera", "height", 1080, 64, 8192),
+                            fps=float(in_range("camera", "fps", 30, 1, 240)),
+                            tile_set=get("camera", "tile_set", ""))
 
     scoring = get("game", "scoring", "nmjl")
     if scoring not in SCORING_PROFILES:

@@ -56,11 +56,14 @@ def open_calibration(profile: Profile, first_frame: Any) -> Any:
         raise SetupError(f"calibration: {exc} (run `mahj calibrate` and set calibration.file in the profile)") from None
 
 
-def open_model() -> Any:
-    from vision.tile_model import TileModel
+def open_model(tile_set: str = "") -> Any:
+    """The shipped tile model, or the one adapted to the user's own set (``camera.tile_set``, `mahj enroll`)."""
+    from vision.tile_model import TileModel, sets_dir
 
+    if tile_set and not (sets_dir() / tile_set).is_dir():
+        raise SetupError(f"camera.tile_set: no enrolled set {tile_set!r} in {sets_dir()} (see `mahj enroll --list`)")
     try:
-        return TileModel.load(None)
+        return TileModel.load(sets_dir() / tile_set if tile_set else None)
     except (OSError, ValueError, RuntimeError) as exc:
         raise SetupError(f"tile model: {exc}") from None
 
@@ -101,7 +104,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         calibration = open_calibration(profile, first.image)
         from vision.reader import TableReader
 
-        reader = TableReader(calibration, detector if detector is not None else open_model(), fps=source.fps)
+        reader = TableReader(calibration, detector if detector is not None else open_model(profile.camera.tile_set),
+                             fps=source.fps)
         writer: AnnotatedWriter | None = None
         if annotate is not None:
             h, w = first.image.shape[:2]

@@ -23,7 +23,7 @@ class SeesNothing:
 
 @pytest.fixture()
 def table(tmp_path, monkeypatch):
-    monkeypatch.setattr("assistant.session.open_model", lambda: SeesNothing())
+    monkeypatch.setattr("assistant.session.open_model", lambda _tile_set="": SeesNothing())
     frames = tmp_path / "frames"
     frames.mkdir()
     rng = np.random.default_rng(0)

@@ -29,6 +29,7 @@ def test_values_are_read(tmp_path):
     text = """
 [camera]
 source = "game.mp4"
+tile_set = "grandmas-set"
 [game]
 scoring = "mahjcon"
 [seats]
@@ -45,7 +46,24 @@ token = "s3cret-token"
     assert p.camera.source == str((tmp_path / "game.mp4").resolve())
     assert p.scoring == "mahjcon" and p.speech.rate == 200 and p.speech.verbosity == "quiet"
     assert p.player(0) == "Ada" and p.seats_in_play == [0, 1, 2] and p.table_size == 3
-    assert p.display.token == "s3cret-token"
+    assert p.display.token == "s3cret-token" and p.camera.tile_set == "grandmas-set"
+
+
+def test_the_profile_tile_set_is_the_model_watch_reads_with(tmp_path, monkeypatch):
+    """An enrolled set named in the profile is loaded (its prototypes read the user's tiles); a name with no
+    enrolled set behind it is a setup error naming the key."""
+    import numpy as np
+
+    from assistant.session import SetupError, open_model
+    from vision.tile_model import Prototypes, sets_dir
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with pytest.raises(SetupError, match="camera.tile_set: no enrolled set 'mine'"):
+        open_model("mine")
+    emb = np.eye(2, 128, dtype=np.float32)
+    Prototypes(emb, ["J", "F"]).save(sets_dir() / "mine", {"name": "mine"})
+    assert list(open_model("mine").prototypes.codes) == ["J", "F"]
+    assert open_model("").prototypes is None
 
 
 @pytest.mark.parametrize("text, where, words", [
