@@ -318,3 +318,23 @@ def test_a_floor_tile_read_anew_is_a_discard_only_if_the_old_read_was_sure(first
         assert kinds == ["ask_human"] and set(out[0].choices) == {"3C", "6C"}
     else:
         assert kinds == ["discard_down"] and out[0].tile == "3C"
+
+
+@pytest.mark.parametrize("in_turn", [False, True])
+def test_a_standing_tile_missed_for_one_reading_is_no_rack_at_a_seat_not_in_turn(in_turn):
+    """The model can miss a standing tile in one reading and see it in the next. At a seat not in turn that is
+    no rack (only the player in turn racks; a false rack there would pass for a Mah Jongg call). The player in
+    turn may really take one tile and rack another where it stood (a joker exchange), so there it is a rack."""
+    from vision.calibration import seat_to_table
+    from vision.tracker import TileSeen
+
+    cal = _plain_calibration()
+    reader = TableReader(cal, _ViewModel())
+    reader.turn = 1 if in_turn else 0
+    slope = reader.regions["slope1"]
+    row = [TileSeen(*seat_to_table(1, -150 + 24 * k, 12, cal.layout.size_mm), "down") for k in range(13)]
+    slope.tracks.commit(row)
+    events = []
+    for t, reading in ((2.0, row[:6] + row[7:]), (3.0, row)):
+        events += reader._observe(slope, slope.tracks.commit(reading), int(t * 30), t, t - 0.2, Expectation())
+    assert [e.type for e in events] == (["racked"] if in_turn else [])

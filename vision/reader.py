@@ -572,17 +572,22 @@ class TableReader:
     def _reappeared(self, r: _Region, diff, t: float) -> int:
         """How many of the standing tiles just added are tiles that went missing moments ago for no reason: a
         hand resting at the table's edge over a rack can hide standing tiles without the arm reaching far
-        enough to be seen as one, and their coming back is no rack. A removal is explained by a move of that
-        seat (discard, exposure, joker exchange, hand shown) and forgotten after ``REAPPEAR_S``."""
+        enough to be seen as one, and the model can miss a standing tile in one reading and see it in the next;
+        their coming back is no rack. A removal is explained by a move of that seat (discard, exposure, joker
+        exchange, hand shown) and forgotten after ``REAPPEAR_S``."""
         gone = [g for g in self._unexplained.get(r.seat, []) if t - g[0] <= REAPPEAR_S]
         gone += [(t, tr.x, tr.y, len(diff.removed)) for tr in diff.removed]
         back = 0
         tol = 0.5 * self.cal.layout.tile_w_mm
         for tr in diff.added:
-            # Only tiles that vanished several at once (a hand over a row): a single tile taken, the row closed
-            # up and a tile racked at its end (a joker exchange) lands where the last one was.
-            hit = next((g for g in gone if g[3] >= 2 and g[0] < t and abs(g[1] - tr.x) + abs(g[2] - tr.y) <= 2 * tol),
-                       None)
+            # A tile lost by an earlier reading and found again where it stood. Several at once: a hand over the
+            # row. One, at a seat not in turn: the tile model missed it for a reading (standing tiles are the
+            # hardest to see from above); only the player in turn racks (a rack seen elsewhere while a discard
+            # is live would be taken for a Mah Jongg call). The player in turn may really take one tile and
+            # rack another where it stood (a joker exchange closes up the row), so there it takes several.
+            single_ok = r.seat != self.turn
+            hit = next((g for g in gone if (g[3] >= 2 or single_ok) and g[0] < t
+                        and abs(g[1] - tr.x) + abs(g[2] - tr.y) <= 2 * tol), None)
             if hit is not None:
                 gone.remove(hit)
                 back += 1
