@@ -55,6 +55,7 @@ SURE_CODE = 0.8           # a floor tile's code this sure that reading another t
 ROW_SAME = 0.6            # tile widths along a rack or wall row under which two boxes are one tile
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
+REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing: the model may lose a tile for long
 
 
 class Detector(Protocol):
@@ -561,9 +562,11 @@ class TableReader:
                 seat = self._actor(t_action, t)
                 out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
         elif r.kind == "slope":
-            back = self._reappeared(r, diff, t)
-            if len(diff.added) > back:
-                out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=len(diff.added) - back, **kw))
+            # Tiles found and lost in one reading are the same tiles boxed elsewhere (or a tile moved within
+            # the row), not a rack: a rack leaves the row one tile longer.
+            grown = len(diff.added) - self._reappeared(r, diff, t) - len(diff.removed)
+            if grown > 0:
+                out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=grown, **kw))
                 self.turn = r.seat
         elif r.kind == "rack_top":
             out += self._rack_top(r, diff, idx, t, kw)
@@ -575,7 +578,8 @@ class TableReader:
         enough to be seen as one, and the model can miss a standing tile in one reading and see it in the next;
         their coming back is no rack. A removal is explained by a move of that seat (discard, exposure, joker
         exchange, hand shown) and forgotten after ``REAPPEAR_S``."""
-        gone = [g for g in self._unexplained.get(r.seat, []) if t - g[0] <= REAPPEAR_S]
+        memory = REAPPEAR_S if r.seat == self.turn else REAPPEAR_IDLE_S
+        gone = [g for g in self._unexplained.get(r.seat, []) if t - g[0] <= memory]
         gone += [(t, tr.x, tr.y, len(diff.removed)) for tr in diff.removed]
         back = 0
         tol = 0.5 * self.cal.layout.tile_w_mm
