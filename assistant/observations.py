@@ -3,9 +3,10 @@
 Vision reports physical facts; the referee needs table events. Most map one to one. The exceptions, and why:
 
 * A player cannot be heard by the camera, so a *claim* is inferred when a seat other than the discarder puts an
-  exposure on its rack top while a discard is live (that only happens after a call), and a Mah Jongg claim when
-  the live discard goes into the hand of a player out of turn. A claim made by a button or the keyboard first is
-  not duplicated. A rack by the player in turn with no pick seen supplies the missed pick. A pick seen out of
+  exposure on its rack top while a discard is live (that only happens after a call). A tile going into the rack
+  of a player out of turn is only asked about (a standing tile the camera lost and found looks the same); the
+  hand laid face up then declares the Mah Jongg. A claim made by a button or the keyboard first is not
+  duplicated. A rack by the player in turn with no pick seen supplies the missed pick. A pick seen out of
   turn is put to a person rather than ruled: a tile the camera lost sight of looks the same, and the ruling
   (a dead hand) is too heavy to rest on that.
 * A hand laid face up is a Mah Jongg declaration; the referee itself decides whether it was self-picked or a
@@ -59,9 +60,13 @@ def convert(obs: Any, referee: Any) -> list[rev.Event | Ruling]:
             # the wall), which is far likelier than a call, so the pick is supplied.
             return [rev.Pick(t, seat), rev.Rack(t, seat)]
         if window is not None and seat not in (window.discarder, turn) and seat not in window.claims:
-            # The live discard went into the hand of someone out of turn: only a Mah Jongg call takes it there
-            # (a tile called for an exposure goes face up on the rack top).
-            return [rev.Claim(t, seat, "mahjong")]
+            # A tile into the rack of someone out of turn while a discard is live: only a Mah Jongg call takes
+            # it there, but a standing tile the camera lost and found again looks the same, and a claim would
+            # hold up the game. The hand laid face up declares the Mah Jongg (the referee takes an out-of-turn
+            # declaration as the call); until then a person is asked.
+            return [Ruling("help", obs.t, seat, {
+                "message": f"Did {SEATS[seat]} take the {name_or_code(window.tile)} for Mah Jongg? "
+                           "Press the call button to claim it.", "source": "reader"})]
         return [rev.Rack(t, seat)]
     if kind == "exposure_placed":
         out: list[rev.Event | Ruling] = []
