@@ -19,6 +19,9 @@ from vision.enroll import LABELS_FILE, EnrolError, read_labels
 from vision.tile_model import CLASSES, Detection, TileModel, TileModelError, crop_square
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tile_model"
+#: Floors for the shipped model on the bundled recording's first frame (measured, then rounded down; raise them
+#: with a better model): face-up tiles found and read right, face-down tiles found, boxes that are no tile.
+UP_READ_FLOOR, DOWN_FOUND_FLOOR, EXTRA_BOXES_CEILING = 0.95, 0.9, 0.15
 
 
 @pytest.fixture(scope="module")
@@ -61,14 +64,14 @@ def test_detect_finds_and_reads_the_fixture(model, frame, truth):
         assert d.tile is None or (d.tile_score is not None and d.face == "up")  # a read tile is face up, scored
     pairs = _match(dets, truth)
     found = [d for _, d in pairs if d is not None]
-    # Floors under what the shipped detector does today (models/README.md: it is under-trained and misses
-    # tiles); raise them with a better detector. The classifier's floor is the meaningful one.
-    assert len(found) >= 0.6 * len(pairs), f"found {len(found)} of {len(pairs)} tiles"
+    # Floors a little under what the shipped models do on this photo (38 of 40 found, 36 with the right face,
+    # 33 of 36 read right: models/README.md); raise them with better models.
+    assert len(found) >= 0.9 * len(pairs), f"found {len(found)} of {len(pairs)} tiles"
     face_ok = sum(d is not None and d.face == t["face"] for t, d in pairs)
-    assert face_ok >= 0.55 * len(pairs)
+    assert face_ok >= 0.85 * len(pairs)
     ups = [(t, d) for t, d in pairs if t["face"] == "up" and d is not None and d.face == "up"]
     read_ok = sum(d.tile == t["code"] for t, d in ups)
-    assert read_ok >= 0.75 * len(ups), f"read {read_ok} of {len(ups)} face-up tiles right"
+    assert read_ok >= 0.85 * len(ups), f"read {read_ok} of {len(ups)} face-up tiles right"
     assert len(dets) <= len(pairs) + 3  # no flood of false boxes
 
 
@@ -96,7 +99,7 @@ def test_detect_cli_json_and_overlay(tmp_path, capsys, truth):
     assert main(["detect", str(FIXTURE / "table.jpg"), "--json", "--out", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["width"] == 1280 and doc["height"] == 720
-    assert 0.6 * len(truth["tiles"]) <= len(doc["tiles"]) <= len(truth["tiles"]) + 3
+    assert 0.9 * len(truth["tiles"]) <= len(doc["tiles"]) <= len(truth["tiles"]) + 3
     t = doc["tiles"][0]
     assert set(t) == {"box", "face", "tile", "score", "tile_score"} and len(t["box"]) == 4
     overlay = cv2.imread(str(out))
@@ -134,3 +137,40 @@ def test_enroll_label_errors_name_file_line_column(tmp_path):
         read_labels(tmp_path)
     (tmp_path / LABELS_FILE).write_text("crop\tcode\n0000.png\t3 bam\n0000.png\t-\n")
     assert read_labels(tmp_path) == [("0000.png", "3B")]
+
+
+def test_the_reader_view_finds_and_reads_a_whole_table(model):
+    """The table reader's way of using the model (the table warped top-down at 1 px/mm, faces read from the
+    frame) on the first frame of the bundled 1080p recording, against the renderer's true boxes: face-up tiles
+    found with the right code, face-down tiles (walls, standing tiles) found, and few boxes that are no tile."""
+    from vision.calibration import calibrate_frame
+    from vision.oracle import OracleDetector
+    from vision.reader import TableReader
+    from vision.recording import frames, meta_for
+
+    video = Path(__file__).resolve().parents[1] / "datasets" / "video" / "fixtures" / "demo.mp4"
+    frame, idx, _t = next(iter(frames(video)))
+    cal = calibrate_frame(frame)
+    reader = TableReader(cal, model)
+    reader._frame_index = idx
+    dets, at = reader._detect(frame)
+    truth = OracleDetector.load(video.with_suffix(".boxes.npz"), meta_for(video)["frames"]).detect_at(
+        idx, (0, 0, frame.shape[1], frame.shape[0]))
+    centres = cal.to_table(np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in truth]))
+    used: set[int] = set()
+    hits = {"up": [0, 0], "down": [0, 0]}
+    for d, (x, y) in zip(truth, centres, strict=True):
+        hits[d.face][1] += 1
+        dist = np.hypot(at[:, 0] - x, at[:, 1] - y)
+        for j in np.argsort(dist):
+            if dist[j] > 12:
+                break
+            if j not in used and dets[j].face == d.face:
+                used.add(int(j))
+                hits[d.face][0] += d.face == "down" or dets[j].tile == d.tile
+                break
+    (up_ok, n_up), (down_ok, n_down) = hits["up"], hits["down"]
+    assert n_up >= 15 and n_down >= 80
+    assert up_ok >= UP_READ_FLOOR * n_up, f"{up_ok} of {n_up} face-up tiles found and read right"
+    assert down_ok >= DOWN_FOUND_FLOOR * n_down, f"{down_ok} of {n_down} face-down tiles found"
+    assert len(dets) - len(used) <= EXTRA_BOXES_CEILING * len(truth), f"{len(dets) - len(used)} boxes match no tile"

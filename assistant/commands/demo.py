@@ -100,9 +100,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run the whole assistant on the bundled recording with a simulated board")
     p.add_argument("--out", type=Path, default=Path("mahj-demo"), help="output folder (default: mahj-demo)")
     p.add_argument("--video", type=Path, default=DEMO_RECORDING, help="another recording to play")
-    p.add_argument("--detector", choices=("oracle", "model"), default="oracle",
-                   help="how tiles are found: the recording's true tile boxes (default; the shipped model cannot "
-                        "yet read tiles as small as this recording's) or the shipped tile model")
+    p.add_argument("--detector", choices=("model", "oracle"), default="model",
+                   help="how tiles are found: the shipped tile model (default) or the recording's true tile boxes "
+                        "(the renderer's labels: the rest of the chain without the model's errors)")
     p.add_argument("--open", action="store_true", help="open the display in a web browser")
     p.add_argument("--wav", action="store_true", help="write announcements as WAV files into OUT/speech")
     p.add_argument("--linger", type=float, default=0.0, metavar="S",
@@ -137,9 +137,8 @@ def run(args: argparse.Namespace) -> int:
         joined = f"; it joins a game in progress: {primed} earlier events loaded into the journal" if primed else ""
         print(f"mahj demo: {args.video.name} with a simulated signal board{joined}. Output in {args.out}/",
               flush=True)
-        if detector is not None:
-            print("tiles: read from the recording's true tile boxes (its tiles are ~8 px wide, too small for the "
-                  "shipped model: see docs/vision.md); --detector model runs the model instead", flush=True)
+        print("tiles: " + ("the recording's true tile boxes (--detector oracle)" if detector is not None else
+                           "read by the shipped tile model (models/README.md)"), flush=True)
     opts = options_from(args, profile)
     if args.wav:
         opts.wav_dir = args.out / "speech"
