@@ -271,7 +271,7 @@ def test_holding_a_call_button_undoes_the_last_ruling_and_replays():
         a, out = make(board=board, journal=journal)
         a.start_game(0.0)
         a.observe(game_observations()[:1])  # East's Three Crak is live
-        a.t = 1.5
+        a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
         board.rig.press(2, hold_ms=HOLD_MS + 300)
         assert _pump_until(a, lambda: sum(r.kind == "corrected" for r in a.rulings) == 2)
         # First contact was a claim; the hold withdrew it, then undid the discard itself.
@@ -321,7 +321,7 @@ def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
         a, _ = make(board=board, display=FakeDisplay())
         a.start_game(0.0)
         a.observe(game_observations()[:1])
-        a.t = 1.5
+        a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
         board.rig.press(2, hold_ms=HOLD_MS + 300)  # West's press is a call ...
         assert _pump_until(a, lambda: any(r.kind == "claim_pending" for r in a.rulings))
         a.request({"action": "claim", "seat": 3, "purpose": "mahjong"})  # ... North calls after it ...
