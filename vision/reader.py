@@ -461,7 +461,7 @@ class TableReader:
         return dets, self.cal.to_table(centers)
 
     def _topdown_window(self, frame: np.ndarray, area_mm: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """The frame warped onto the table plane over ``area_mm``'s bounding box (plus a tile of margin, within
+        """The frame warped onto the table plane over ``area_mm``'s bounding box (plus 1.5 tile lengths, within
         the table and its rack overhang), and the matrix from that view back to the frame."""
         size, margin = self.cal.layout.size_mm, 1.5 * self.cal.layout.tile_h_mm
         lo, hi = -WINDOW_OVERHANG_MM, size + WINDOW_OVERHANG_MM
