@@ -259,76 +259,71 @@ def _pump_until(a, done, seconds=5.0):
     return done()
 
 
-def test_holding_a_call_button_undoes_the_last_ruling_and_replays():
+@pytest.fixture
+def sim_board():
+    """The emulated signal board, ready; closed after the test."""
     pytest.importorskip("hardware.driver")
     from hardware.driver import open_board
-    from hardware.protocol import HOLD_MS
 
     board = open_board("sim")
     try:
         assert board.wait_ready(5)
-        journal = ListJournal()
-        a, out = make(board=board, journal=journal)
-        a.start_game(0.0)
-        a.observe(game_observations()[:1])  # East's Three Crak is live
-        a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
-        board.rig.press(2, hold_ms=HOLD_MS + 300)
-        assert _pump_until(a, lambda: sum(r.kind == "corrected" for r in a.rulings) == 2)
-        # First contact was a claim; the hold withdrew it, then undid the discard itself.
-        assert [r.seat for r in a.rulings if r.kind == "claim_pending"] == [2]
-        assert a.referee.window is None and a.referee.seats[0].discards == []
-        corrections = [r for r in journal if r["kind"] == "event" and r["event"]["type"] == "correction"]
-        assert [(r["source"], r["event"]["action"]) for r in corrections] == [("board", "undo")] * 2
-        assert board.state().window == "off" and board.wait_applied(2)
-        assert any(p.pin == "BUZZ" and p.value == 600 for p in board.rig.pin_changes())  # "let go" beep
-        b, _ = make()
-        b.resume(list(journal))
-        assert b.referee.snapshot() == a.referee.snapshot()
+        yield board
     finally:
         board.close()
 
 
-
-def test_a_hold_is_one_undo_when_its_press_claimed_nothing():
-    pytest.importorskip("hardware.driver")
-    from hardware.driver import open_board
+def test_holding_a_call_button_undoes_the_last_ruling_and_replays(sim_board):
     from hardware.protocol import HOLD_MS
 
-    board = open_board("sim")
-    try:
-        assert board.wait_ready(5)
-        a, _ = make(board=board)
-        a.start_game(0.0)
-        a.observe(game_observations()[:3])  # discard, pick, rack: the window is closed
-        a.t = 10.0  # well after the rack, so the press is no call on it
-        board.rig.press(1, hold_ms=HOLD_MS + 300)
-        assert _pump_until(a, lambda: any(r.kind == "corrected" for r in a.rulings))
-        assert any(r.kind == "rejected" and r.seat == 1 for r in a.rulings)  # the press: no live discard
-        assert [type(e).__name__ for e in a.referee.events[-2:]] == ["Discard", "Pick"]  # the rack is undone
-        assert board.state().window == "green"
-    finally:
-        board.close()
+    board = sim_board
+    journal = ListJournal()
+    a, out = make(board=board, journal=journal)
+    a.start_game(0.0)
+    a.observe(game_observations()[:1])  # East's Three Crak is live
+    a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
+    board.rig.press(2, hold_ms=HOLD_MS + 300)
+    assert _pump_until(a, lambda: sum(r.kind == "corrected" for r in a.rulings) == 2)
+    # First contact was a claim; the hold withdrew it, then undid the discard itself.
+    assert [r.seat for r in a.rulings if r.kind == "claim_pending"] == [2]
+    assert a.referee.window is None and a.referee.seats[0].discards == []
+    corrections = [r for r in journal if r["kind"] == "event" and r["event"]["type"] == "correction"]
+    assert [(r["source"], r["event"]["action"]) for r in corrections] == [("board", "undo")] * 2
+    assert board.state().window == "off" and board.wait_applied(2)
+    assert any(p.pin == "BUZZ" and p.value == 600 for p in board.rig.pin_changes())  # "let go" beep
+    b, _ = make()
+    b.resume(list(journal))
+    assert b.referee.snapshot() == a.referee.snapshot()
 
 
-def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
-    pytest.importorskip("hardware.driver")
-    from hardware.driver import open_board
+def test_a_hold_is_one_undo_when_its_press_claimed_nothing(sim_board):
     from hardware.protocol import HOLD_MS
 
-    board = open_board("sim")
-    try:
-        assert board.wait_ready(5)
-        a, _ = make(board=board, display=FakeDisplay())
-        a.start_game(0.0)
-        a.observe(game_observations()[:1])
-        a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
-        board.rig.press(2, hold_ms=HOLD_MS + 300)  # West's press is a call ...
-        assert _pump_until(a, lambda: any(r.kind == "claim_pending" for r in a.rulings))
-        a.request({"action": "claim", "seat": 3, "purpose": "mahjong"})  # ... North calls after it ...
-        a.handle_requests()
-        before = list(a.referee.events)
-        # ... and only then does West's press become a hold: undoing now would remove North's call.
-        assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
-        assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
-    finally:
-        board.close()
+    board = sim_board
+    a, _ = make(board=board)
+    a.start_game(0.0)
+    a.observe(game_observations()[:3])  # discard, pick, rack: the window is closed
+    a.t = 10.0  # well after the rack, so the press is no call on it
+    board.rig.press(1, hold_ms=HOLD_MS + 300)
+    assert _pump_until(a, lambda: any(r.kind == "corrected" for r in a.rulings))
+    assert any(r.kind == "rejected" and r.seat == 1 for r in a.rulings)  # the press: no live discard
+    assert [type(e).__name__ for e in a.referee.events[-2:]] == ["Discard", "Pick"]  # the rack is undone
+    assert board.state().window == "green"
+
+
+def test_a_hold_after_play_went_on_undoes_nothing_and_says_so(sim_board):
+    from hardware.protocol import HOLD_MS
+
+    board = sim_board
+    a, _ = make(board=board, display=FakeDisplay())
+    a.start_game(0.0)
+    a.observe(game_observations()[:1])
+    a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
+    board.rig.press(2, hold_ms=HOLD_MS + 300)  # West's press is a call ...
+    assert _pump_until(a, lambda: any(r.kind == "claim_pending" for r in a.rulings))
+    a.request({"action": "claim", "seat": 3, "purpose": "mahjong"})  # ... North calls after it ...
+    a.handle_requests()
+    before = list(a.referee.events)
+    # ... and only then does West's press become a hold: undoing now would remove North's call.
+    assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
+    assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
