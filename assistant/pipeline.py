@@ -77,12 +77,13 @@ class Assistant:
 
     # --- the game ---------------------------------------------------------------------------------------
     def start_game(self, t: float = 0.0) -> list[Ruling]:
-        """Deal and the Charleston the camera cannot see; afterwards East's first discard is expected."""
+        """Deal and the Charleston the camera cannot see (a 3-player table has none); afterwards East's first
+        discard is expected."""
         out = self.apply(rev.Deal(t), source="assumed")
-        for direction in ASSUMED_CHARLESTON:
-            for seat in range(self.referee.players):
-                out += self.apply(rev.CharlestonPass(t, seat, direction), source="assumed", quiet=True)
         if self.referee.players == 4:
+            for direction in ASSUMED_CHARLESTON:
+                for seat in range(self.referee.players):
+                    out += self.apply(rev.CharlestonPass(t, seat, direction), source="assumed", quiet=True)
             out += self.apply(rev.CharlestonStop(t, 0), source="assumed", quiet=True)
         self.game_started = True
         return out
