@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from datasets import real  # noqa: E402
 from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
+from datasets.synth.generate import read_yolo_boxes  # noqa: E402
 from datasets.synth.layout import grid_scene, overhead_camera  # noqa: E402
 from datasets.synth.scene import render  # noqa: E402
 from engine.tiles import FLOWER, JOKER, TILES  # noqa: E402
@@ -139,13 +140,6 @@ def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
     return out
 
 
-def _yolo_boxes(path: Path, w: int, h: int) -> np.ndarray:
-    """A YOLO label file as rows of class, x1, y1, x2, y2 in pixels."""
-    rows = np.loadtxt(path, ndmin=2) if path.exists() and path.stat().st_size else np.zeros((0, 5))
-    c, cx, cy, bw, bh = rows.T
-    return np.column_stack([c, (cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
-
-
 def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
     """mAP of the boxes on the top-down test crops, detected at their own scale: what the table reader does."""
     images = sorted((root / "images" / "test").glob("*.jpg"))[:limit]
@@ -156,7 +150,7 @@ def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
     for ip in tqdm(images, desc="top-down test", unit="img"):
         img = cv2.imread(str(ip))
         boxes, cls, scores = model._boxes(img, native=True, conf=(0.01, 0.01))
-        truth = _yolo_boxes(root / "labels" / "test" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
+        truth = read_yolo_boxes(root / "labels" / "test" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
         for c in (0, 1):
             preds[c].append((boxes[cls == c], scores[cls == c]))
             gts[c].append(truth[truth[:, 0] == c, 1:])

@@ -116,6 +116,7 @@ def tune_thresholds(synth: Path, topdown: Path) -> dict:
     import cv2
     import numpy as np
 
+    from datasets.synth.generate import read_yolo_boxes
     from vision.tile_model import TileModel
 
     model = TileModel.load(MODELS)
@@ -129,11 +130,7 @@ def tune_thresholds(synth: Path, topdown: Path) -> dict:
     def views() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for ip in sorted((topdown / "images" / "val").glob("*.jpg")):
             img = cv2.imread(str(ip))
-            rows = np.loadtxt(topdown / "labels" / "val" / (ip.stem + ".txt"), ndmin=2).reshape(-1, 5)
-            h, w = img.shape[:2]
-            c, cx, cy, bw, bh = rows.T
-            yield img, np.column_stack([c, (cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w,
-                                        (cy + bh / 2) * h])
+            yield img, read_yolo_boxes(topdown / "labels" / "val" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
 
     out: dict = {"iou": 0.5, **_best_f1(model, frames(), native=False, desc="tune frames")}
     if (topdown / "images" / "val").exists():

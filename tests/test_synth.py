@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from datasets.synth.faces import FACE_H, FACE_W, back_image, face_image, style_for
-from datasets.synth.generate import render_one, split_of, yolo_lines
+from datasets.synth.generate import read_yolo_boxes, render_one, split_of, yolo_lines
 from datasets.synth.scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Scene, render
 from engine.tiles import TILES
 
@@ -83,9 +83,14 @@ def test_tilt_and_distortion_keep_boxes_on_the_tile():
     assert x1 < centre[0] < x2 and y1 < centre[1] < y2
 
 
-def test_yolo_lines_and_splits():
+def test_yolo_lines_and_splits(tmp_path):
     lines = yolo_lines([("up", 10, 20, 30, 60), ("down", 0, 0, 64, 48)], 64, 48)
     assert lines[0].split()[0] == "0" and lines[1] == "1 0.500000 0.500000 1.000000 1.000000"
+    path = tmp_path / "labels.txt"
+    path.write_text("\n".join(lines))
+    assert read_yolo_boxes(path, 64, 48) == pytest.approx(np.array([[0, 10, 20, 30, 60], [1, 0, 0, 64, 48]]),
+                                                          abs=1e-3)
+    assert read_yolo_boxes(tmp_path / "missing.txt", 64, 48).shape == (0, 5)
     assert [split_of(i, 10, 0.2, 0.1) for i in range(10)].count("val") == 2
     assert split_of(9, 10, 0.2, 0.1) == "test"
 

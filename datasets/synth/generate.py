@@ -68,6 +68,15 @@ def yolo_lines(boxes: list[tuple], width: int, height: int) -> list[str]:
     return out
 
 
+def read_yolo_boxes(path: Path, width: int, height: int) -> np.ndarray:
+    """The inverse of :func:`yolo_lines`: a label file (missing or empty = no tiles) as rows of class, x1, y1,
+    x2, y2 in pixels."""
+    rows = np.loadtxt(path, ndmin=2) if path.exists() and path.stat().st_size else np.zeros((0, 5))
+    c, cx, cy, bw, bh = rows.T
+    return np.column_stack([c, (cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width,
+                            (cy + bh / 2) * height])
+
+
 def _job(args: tuple[Path, int, int, int, float, float, tuple[int, ...], str]) -> int:
     out, seed, i, n, val, test, styles, view = args
     split = split_of(i, n, val, test)
