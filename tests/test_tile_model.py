@@ -139,23 +139,31 @@ def test_enroll_label_errors_name_file_line_column(tmp_path):
     assert read_labels(tmp_path) == [("0000.png", "3B")]
 
 
-def test_the_reader_view_finds_and_reads_a_whole_table(model):
-    """The table reader's way of using the model (the table warped top-down at 1 px/mm, faces read from the
-    frame) on the first frame of the bundled 1080p recording, against the renderer's true boxes: face-up tiles
-    found with the right code, face-down tiles (walls, standing tiles) found, and few boxes that are no tile."""
-    from vision.calibration import calibrate_frame
+@pytest.fixture(scope="module")
+def whole_table() -> tuple:
+    """The first frame of the bundled 1080p recording (a whole table), its frame number and its true tiles."""
     from vision.oracle import OracleDetector
-    from vision.reader import TableReader
     from vision.recording import frames, meta_for
 
     video = Path(__file__).resolve().parents[1] / "datasets" / "video" / "fixtures" / "demo.mp4"
     frame, idx, _t = next(iter(frames(video)))
+    truth = OracleDetector.load(video.with_suffix(".boxes.npz"), meta_for(video)["frames"]).detect_at(
+        idx, (0, 0, frame.shape[1], frame.shape[0]))
+    return frame, idx, truth
+
+
+def test_the_reader_view_finds_and_reads_a_whole_table(model, whole_table):
+    """The table reader's way of using the model (the table warped top-down at 1 px/mm, faces read from the
+    frame) on the first frame of the bundled 1080p recording, against the renderer's true boxes: face-up tiles
+    found with the right code, face-down tiles (walls, standing tiles) found, and few boxes that are no tile."""
+    from vision.calibration import calibrate_frame
+    from vision.reader import TableReader
+
+    frame, idx, truth = whole_table
     cal = calibrate_frame(frame)
     reader = TableReader(cal, model)
     reader._frame_index = idx
     dets, at = reader._detect(frame)
-    truth = OracleDetector.load(video.with_suffix(".boxes.npz"), meta_for(video)["frames"]).detect_at(
-        idx, (0, 0, frame.shape[1], frame.shape[0]))
     centres = cal.to_table(np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in truth]))
     used: set[int] = set()
     hits = {"up": [0, 0], "down": [0, 0]}
@@ -176,17 +184,11 @@ def test_the_reader_view_finds_and_reads_a_whole_table(model):
     assert len(dets) - len(used) <= EXTRA_BOXES_CEILING * len(truth), f"{len(dets) - len(used)} boxes match no tile"
 
 
-def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found(model):
+def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found(model, whole_table):
     """A 1080p frame of a whole table letterboxed to the detector's input shows 6-10 px tiles, of which it finds
     almost none (4 of 117 when measured); ``detect`` notices the small boxes and runs the frame again larger, so
     the boxes come back in frame pixels around most tiles (80 of 117 at IoU 0.5 when measured)."""
-    from vision.oracle import OracleDetector
-    from vision.recording import frames, meta_for
-
-    video = Path(__file__).resolve().parents[1] / "datasets" / "video" / "fixtures" / "demo.mp4"
-    frame, idx, _t = next(iter(frames(video)))
-    truth = OracleDetector.load(video.with_suffix(".boxes.npz"), meta_for(video)["frames"]).detect_at(
-        idx, (0, 0, frame.shape[1], frame.shape[0]))
+    frame, _idx, truth = whole_table
     dets = model.detect(frame)
     hits = sum(max(_iou(d.box, t.box) for t in truth) >= 0.5 for d in dets)
     assert hits >= 0.6 * len(truth), f"{hits} of {len(truth)} tiles boxed"
