@@ -578,7 +578,8 @@ class TableReader:
         enough to be seen as one, and the model can miss a standing tile in one reading and see it in the next;
         their coming back is no rack. A removal is explained by a move of that seat (discard, exposure, joker
         exchange, hand shown) and forgotten after ``REAPPEAR_S``."""
-        memory = REAPPEAR_S if r.seat == self.turn else REAPPEAR_IDLE_S
+        in_turn = r.seat == self.turn
+        memory = REAPPEAR_S if in_turn else REAPPEAR_IDLE_S
         gone = [g for g in self._unexplained.get(r.seat, []) if t - g[0] <= memory]
         gone += [(t, tr.x, tr.y, len(diff.removed)) for tr in diff.removed]
         back = 0
@@ -589,8 +590,7 @@ class TableReader:
             # hardest to see from above); only the player in turn racks (a rack seen elsewhere while a discard
             # is live would be taken for a Mah Jongg call). The player in turn may really take one tile and
             # rack another where it stood (a joker exchange closes up the row), so there it takes several.
-            single_ok = r.seat != self.turn
-            hit = next((g for g in gone if (g[3] >= 2 or single_ok) and g[0] < t
+            hit = next((g for g in gone if (g[3] >= 2 or not in_turn) and g[0] < t
                         and abs(g[1] - tr.x) + abs(g[2] - tr.y) <= 2 * tol), None)
             if hit is not None:
                 gone.remove(hit)
