@@ -301,23 +301,44 @@ def test_the_model_sees_the_regions_top_down_at_one_px_per_mm():
     assert back == pytest.approx(cal.to_image(tile_mm[:1])[0], abs=2)
 
 
-@pytest.mark.parametrize("first_score, news", [(0.55, "ask"), (0.95, "discard")])
-def test_a_floor_tile_read_anew_is_a_discard_only_if_the_old_read_was_sure(first_score, news):
-    """A discard first read unsurely (3C taken for 6C) and read right a moment later is the reader correcting
-    itself: a person is asked, no second discard is invented. A sure read replaced by another sure one is a tile
-    thrown onto the old one: a discard."""
+@pytest.mark.parametrize("first_score, touched, latest, news", [
+    (0.55, False, True, "ask"),          # the live discard, read shakily, read again: ask which it is
+    (0.55, True, False, "nothing"),      # an older floor tile flickering between codes: no ruling needs it
+    (0.95, True, False, "discard"),      # a sure code replaced with an arm over the floor: a tile thrown onto it
+    (0.95, False, True, "nothing"),      # the same with nobody reaching in (a re-read after a bump): the picture
+])
+def test_a_floor_tile_read_anew(first_score, touched, latest, news):
+    """A floor tile re-read as another kind where it lay. A discard first read unsurely (3C taken for 6C) and
+    read right a moment later is the reader correcting itself: a person is asked about the latest discard, and
+    no second discard is invented. A sure read replaced by another sure one after an arm reached over the floor
+    is a tile thrown onto the old one: a discard. Without the arm it is the picture that changed, not the tile."""
     from vision.tracker import TileSeen, vote
 
     reader = TableReader(_plain_calibration(), _ViewModel())
+    reader.turn = 2
     floor = reader.regions["floor"]
-    floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=first_score)]] * 2, 5.0))
-    diff = floor.tracks.commit(vote([[TileSeen(451, 450, "up", "3C", tile_score=0.9)]] * 2, 5.0))
+    first = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=first_score)]] * 2, 5.0))
+    floor.touched = True
+    out = reader._observe(floor, first, 30, 1.0, 0.9, Expectation())
+    assert [(o.type, o.seat, o.tile) for o in out] == [("discard_down", 2, "6C")]
+    if not latest:                       # North's 9D lands elsewhere on the floor: the 6C is an older discard
+        reader.turn = 3
+        later = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=first_score),
+                                           TileSeen(550, 450, "up", "9D", tile_score=0.9)]] * 2, 5.0))
+        out = reader._observe(floor, later, 35, 1.2, 1.1, Expectation())
+        assert [(o.type, o.seat, o.tile) for o in out] == [("discard_down", 3, "9D")]
+    diff = floor.tracks.commit(vote([[TileSeen(451, 450, "up", "3C", tile_score=0.9)]
+                                     + ([] if latest else [TileSeen(550, 450, "up", "9D", tile_score=0.9)])] * 2,
+                                    5.0))
+    floor.touched = touched
     out = reader._observe(floor, diff, 40, 1.33, 1.2, Expectation())
     kinds = [o.type for o in out]
     if news == "ask":
-        assert kinds == ["ask_human"] and set(out[0].choices) == {"3C", "6C"}
-    else:
+        assert kinds == ["ask_human"] and set(out[0].choices) == {"3C", "6C"} and out[0].seat == 2
+    elif news == "discard":
         assert kinds == ["discard_down"] and out[0].tile == "3C"
+    else:
+        assert kinds == []
 
 
 @pytest.mark.parametrize("in_turn", [False, True])
@@ -338,3 +359,27 @@ def test_a_standing_tile_missed_for_one_reading_is_no_rack_at_a_seat_not_in_turn
     for t, reading in ((2.0, row[:6] + row[7:]), (3.0, row)):
         events += reader._observe(slope, slope.tracks.commit(reading), int(t * 30), t, t - 0.2, Expectation())
     assert [e.type for e in events] == (["racked"] if in_turn else [])
+
+
+@pytest.mark.parametrize("taker", [None, 1, 2])
+def test_a_row_grown_at_a_seat_not_in_turn_is_a_rack_only_after_that_seat_took_a_tile_off_the_floor(taker):
+    """South is not in turn. A standing tile the model never saw before showing up in South's row (typically on
+    the re-read after a bump) is no rack; right after South's arm took a tile off the floor it is (Mah Jongg on
+    that discard: the winner racks it before laying the hand down), but not after West's did."""
+    from vision.calibration import seat_to_table
+    from vision.tracker import TileSeen, vote
+
+    cal = _plain_calibration()
+    reader = TableReader(cal, _ViewModel())
+    reader.turn = 0
+    if taker is not None:
+        reader.arm_seen[taker] = 1.95
+        floor = reader.regions["floor"]
+        floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=0.9)]] * 2, 5.0))
+        assert reader._observe(floor, floor.tracks.commit([]), 60, 2.0, 1.9, Expectation()) == []
+    slope = reader.regions["slope1"]
+    row = [TileSeen(*seat_to_table(1, -150 + 24 * k, 12, cal.layout.size_mm), "down") for k in range(13)]
+    slope.tracks.commit(row[:12])
+    out = reader._observe(slope, slope.tracks.commit(row), 90, 3.0, 2.8, Expectation())
+    assert [(e.type, e.seat) for e in out] == ([("racked", 1)] if taker == 1 else [])
+

@@ -85,6 +85,7 @@ class ChangeWatcher:
             x1, y1 = min(x1, self.side), min(y1, self.side)
             self.views[band.name] = RegionView(band, (int(x0), int(y0), int(x1), int(y1)))
         self.prev = None
+        self.no_previous = True
         self.ref_mean = None
         self.table_ref = None
         self.motion_hist = np.zeros((self.side, self.side), np.uint8)   # frames since a pixel last moved, down
@@ -102,6 +103,7 @@ class ChangeWatcher:
     def update(self, top: np.ndarray) -> None:
         """Measure motion and change of every region for this top-down frame."""
         delta = self.delta
+        self.no_previous = self.prev is None     # every region counts as moving in this frame
         for v in self.views.values():
             x0, y0, x1, y1 = v.rect
             patch = top[y0:y1, x0:x1]

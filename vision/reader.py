@@ -56,6 +56,7 @@ ROW_SAME = 0.6            # tile widths along a rack or wall row under which two
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing: the model may lose a tile for long
+TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
 
 
 class Detector(Protocol):
@@ -89,6 +90,9 @@ class _Region:
     silent: bool = True                 # next commit is a resync: adopt without events
     healing: bool = False               # read on the heal timer, nothing seen to change: adopt without events
     last_motion: int = -(10**9)
+    last_touch: int = -(10**9)          # last frame with motion or an arm seen over it (not a resync's blank)
+    committed_at: int = -(10**9)        # frame of the last committed reading
+    touched: bool = False               # motion or an arm over the region between the last two commits
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
@@ -136,6 +140,8 @@ class TableReader:
         self._reported_counts: dict[int, tuple[int, int]] = {}
         self._count_since: dict[int, tuple[float, int, int]] = {}
         self._unexplained: dict[int, list[tuple[float, float, float, int]]] = {}  # seat -> (t, x, y, how many)
+        self._last_discard: tuple[int, int] | None = None   # (floor track id, seat) of the latest discard
+        self._floor_taken: tuple[float, set[int]] = (-1e9, set())  # when a tile last left the floor; who may have
         self.stats = {"frames": 0, "detector_calls": 0, "regions_read": 0}
 
     # --- public ----------------------------------------------------------------------------------------
@@ -379,6 +385,8 @@ class TableReader:
             v = views[r.name]
             if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
+                if not self.watch.no_previous:      # a resync's first frame has nothing to compare with
+                    r.last_touch = idx
                 r.readings = []
                 r.healing = False
             # A standing tile seen from above shows only its top edge, about 0.4 of a flat tile.
@@ -519,6 +527,7 @@ class TableReader:
         r.needs_read = False
         self.watch.set_reference(r.name, top)
         diff = r.tracks.commit(reading)
+        r.touched, r.committed_at = r.last_touch > r.committed_at, idx
         t_action = r.change_start_t if r.change_start_t is not None else t
         r.change_start_t = None
         if r.silent or r.healing:
@@ -535,17 +544,17 @@ class TableReader:
         out: list[ev.Observation] = []
         kw = {"t_action": t_action}
         if r.kind == "floor":
-            # A tile where another lay but of another kind: thrown onto (or pushed over) the old one.
-            for old, tr in diff.recoded:
-                if tr.was_confidence < SURE_CODE and tr.face == "up" and tr.tile:
-                    # The old code was a shaky read now corrected, not a tile thrown onto another: ask.
-                    out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was discarded here?",
-                                           seat=-1, choices=tuple(c for c in (tr.tile, old) if c)))
-            thrown_onto = [tr for _old, tr in diff.recoded if tr.was_confidence >= SURE_CODE]
+            if any(tr.face == "up" for tr in diff.removed):
+                # Whose arms were out then: the taker is among them (a caller and the next player reach at once).
+                self._floor_taken = (t, set(self._arms(t_action, t)) or {self._actor(t_action, t)})
+            out += self._recoded_on_floor(r, diff, idx, t)
+            thrown_onto = [tr for _old, tr in diff.recoded
+                           if tr.was_confidence >= SURE_CODE and r.touched and tr.face == "up" and tr.tile]
             for tr in diff.added + thrown_onto:
                 if tr.face != "up" or tr.tile is None:
                     continue
                 seat = self._actor(t_action, t)
+                self._last_discard = (tr.id, seat)
                 out.append(ev.DiscardDown(t, idx, round(tr.confidence, 3), seat=seat, tile=tr.tile, **kw))
                 self._explain_removal(seat)
                 if tr.confidence < 0.5:
@@ -561,16 +570,43 @@ class TableReader:
                 end = "left" if not rest or u <= np.mean(rest) else "right"
                 seat = self._actor(t_action, t)
                 out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
+                if seat >= 0:
+                    self.turn = seat
         elif r.kind == "slope":
             # Tiles found and lost in one reading are the same tiles boxed elsewhere (or a tile moved within
             # the row), not a rack: a rack leaves the row one tile longer.
             grown = len(diff.added) - self._reappeared(r, diff, t) - len(diff.removed)
-            if grown > 0:
+            if grown > 0 and self._may_rack(r.seat, t):
                 out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=grown, **kw))
                 self.turn = r.seat
         elif r.kind == "rack_top":
             out += self._rack_top(r, diff, idx, t, kw)
         return out
+
+    def _recoded_on_floor(self, r: _Region, diff, idx: int, t: float) -> list[ev.Observation]:
+        """Floor tiles re-read as another kind where they lay. A sure code replaced is a tile thrown onto (or
+        pushed over) the old one if someone reached over the floor meanwhile (``_observe`` reports it as a
+        discard); without that (a re-read after a bump or a light change) the picture changed, not the tile. A
+        shaky code corrected is asked about only for the latest discard, the one a claim can be made on: older
+        floor tiles decide no ruling, and a question per flicker of the classifier would drown the real ones."""
+        out: list[ev.Observation] = []
+        last_id, last_seat = self._last_discard or (None, -1)
+        for old, tr in diff.recoded:
+            if tr.face == "up" and tr.tile and tr.was_confidence < SURE_CODE and tr.id == last_id:
+                out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was discarded here?",
+                                       seat=last_seat, choices=tuple(c for c in (tr.tile, old) if c)))
+        return out
+
+    def _may_rack(self, seat: int, t: float) -> bool:
+        """Only the player in turn racks, or one who just took a tile off the floor (Mah Jongg on a discard; a
+        tile called for an exposure goes onto the rack top instead). Elsewhere a row grown longer is the tile
+        model finding a standing tile it had missed (seen edge-on from above they are the hardest to see),
+        typically on the re-read after a bump or a light change: adopted silently, since a rack out of turn
+        would be taken for a call."""
+        taken_t, takers = self._floor_taken
+        if self.turn is None or seat == self.turn:
+            return True
+        return t - taken_t <= TAKEN_FROM_FLOOR_S and bool({seat, -1} & takers)
 
     def _reappeared(self, r: _Region, diff, t: float) -> int:
         """How many of the standing tiles just added are tiles that went missing moments ago for no reason: a
@@ -639,6 +675,8 @@ class TableReader:
                                              tiles=tuple(tr.tile for tr in g if tr.tile), **kw))
                 self._explain_removal(r.seat, len(g))
                 self.turn = r.seat
+                if {r.seat, -1} & self._floor_taken[1]:
+                    self._floor_taken = (-1e9, set())   # the tile taken off the floor went into this exposure
         for old, tr in diff.recoded:
             if old == "J" and tr.tile and tr.tile != "J":
                 gi = next(i for i, g in enumerate(groups) if tr in g)     # groups count left to right
@@ -651,12 +689,16 @@ class TableReader:
     def _actor(self, since: float, now: float) -> int:
         """Who did it: the seat whose arm reached in while this region was changing; among several the
         referee's turn (or ours), else the most recent; with no arm seen, the turn holder."""
-        seen = {s: at for s, at in self.arm_seen.items() if since - 0.5 <= at <= now}
+        seen = self._arms(since, now)
         if len(seen) == 1:
             return next(iter(seen))
         if self.turn is not None and (not seen or self.turn in seen):
             return self.turn
         return max(seen, key=seen.get) if seen else -1
+
+    def _arms(self, since: float, now: float) -> dict[int, float]:
+        """The seats whose arms reached in from ``since`` (less half a second) to ``now``, and when last."""
+        return {s: at for s, at in self.arm_seen.items() if since - 0.5 <= at <= now}
 
     def _count_check(self, exp: Expectation, idx: int, t: float) -> list[ev.Observation]:
         """Standing tiles vs the referee's concealed counts. Reported once per difference, and only after it has
