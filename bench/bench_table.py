@@ -28,6 +28,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -83,14 +84,17 @@ def accuracy(videos: list[Path], detector_for) -> dict:
 
     total = Score()
     frames = 0
+    asked: Counter[str] = Counter()     # what a person is asked or warned about: noise if the table was fine
     for v in tqdm(videos, desc="reading", unit="game"):
         res = read_frames(video_frames(v), detector_for(v))
         frames += len(res.frame_ms)
+        asked.update(e.type for e in res.events if e.type in ("ask_human", "tile_count"))
         truth = [e.to_json() for e in read_log(v.with_suffix(".truth.jsonl"))]
         total.add(score([e.to_json() for e in res.events], truth, (meta_for(v) or {}).get("disturbances", [])))
     table = total.table()
     return {"frames": frames, "per_type": table, "discards_wrong_tile": total.discard_seen_wrong_tile,
             "invented_in_disturbance": [e.get("type") for e in total.invented_in_disturbance],
+            "questions_per_game": {k: round(n / max(1, len(videos)), 2) for k, n in sorted(asked.items())},
             "misses": total.misses[:20], "extras": total.extras[:20]}
 
 
@@ -319,7 +323,8 @@ def _print_table(acc: dict) -> None:
         print(f"{kind:28} {row['true']:5d} {row['seen']:5d} {pct(row['precision'])} {pct(row['recall'])} "
               f"{ms(row['latency_p50_ms']):>7} {ms(row['latency_p95_ms']):>7}")
     print(f"discards seen with a wrong tile: {acc['discards_wrong_tile']}; "
-          f"invented during occlusion/light/bump: {len(acc['invented_in_disturbance'])}; frames: {acc['frames']}")
+          f"invented during occlusion/light/bump: {len(acc['invented_in_disturbance'])}; frames: {acc['frames']}; "
+          f"questions per game: {acc['questions_per_game'] or 0}")
 
 
 if __name__ == "__main__":
