@@ -110,7 +110,9 @@ def camerash_train_crops() -> tuple[np.ndarray, np.ndarray]:
 
 
 def augment(batch: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
-    """Random shift/scale crop to CLASSIFIER_SIZE, quarter turns, colour gain, blur; -> NCHW float 0..255."""
+    """Random shift/scale crop to CLASSIFIER_SIZE, quarter turns, colour gain, blur, and now and then a crop seen
+    at 14-30 px and scaled back up: a camera framing the whole table shows a tile at 15-25 px, and the reader
+    scales that up to the input size; -> NCHW float 0..255."""
     n, big = batch.shape[0], batch.shape[1]
     s = CLASSIFIER_SIZE
     out = np.empty((n, s, s, 3), np.float32)
@@ -125,6 +127,10 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
             im = np.rot90(im, k)
         if rng.random() < 0.3:
             im = cv2.GaussianBlur(im, (0, 0), rng.uniform(0.4, 1.2))
+        elif rng.random() < 0.35:
+            low = int(rng.integers(14, 31))
+            im = cv2.resize(cv2.resize(im, (low, low), interpolation=cv2.INTER_AREA), (s, s),
+                            interpolation=cv2.INTER_LINEAR)
         im = im.astype(np.float32) * rng.uniform(0.7, 1.25, 3) + rng.uniform(-20, 20)
         out[i] = im
     return torch.from_numpy(np.clip(out, 0, 255).transpose(0, 3, 1, 2).copy())
@@ -165,7 +171,10 @@ def train(a: argparse.Namespace) -> None:
         np.savez(cache, xt=xt, yt=yt, xv=xv, yv=yv)
     print(f"train crops {len(xt)}, val crops {len(xv)}; per class min {np.bincount(yt).min()}")
     net = TileNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
+    if a.init:                  # continue from earlier weights, at a lower peak rate
+        net.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=False)["state"])
+    peak = 1e-3 if a.init else 3e-3
+    opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     batch = 128
     steps_per_epoch = len(xt) // batch
@@ -185,7 +194,7 @@ def train(a: argparse.Namespace) -> None:
                 total_steps = max(steps_per_epoch, int(budget / ((time.time() - t0) / 20)))
                 bar.total = total_steps
             frac = step / total_steps if total_steps else 0.0
-            lr = 3e-3 * (min(1.0, step / 50) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
+            lr = peak * (min(1.0, step / 50) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
             for g in opt.param_groups:
                 g["lr"] = lr
             loss = loss_fn(net(x), y)
