@@ -8,7 +8,8 @@ Vision reports physical facts; the referee needs table events. Most map one to o
   hand laid face up then declares the Mah Jongg. A claim made by a button or the keyboard first is not
   duplicated. A rack by the player in turn with no pick seen supplies the missed pick. A pick seen out of
   turn is put to a person rather than ruled: a tile the camera lost sight of looks the same, and the ruling
-  (a dead hand) is too heavy to rest on that.
+  (a dead hand) is too heavy to rest on that. So is a pick from the wrong end of the wall (``WallEnds`` learns
+  which end is live from the picks seen): it is ruled a normal pick, and the table is asked.
 * A hand laid face up is a Mah Jongg declaration; the referee itself decides whether it was self-picked or a
   call on the live discard, so ``self_picked`` only says what the table looked like (the turn holder had picked).
 * Camera trouble, tile-count mismatches and the reader's own questions are not game events: they become
@@ -21,6 +22,7 @@ sure of it.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from assistant.profile import SEAT_NAMES as SEATS
@@ -29,12 +31,36 @@ from engine.referee.rulings import Ruling
 from engine.tiles import name_or_code
 
 
+class WallEnds:
+    """Which end of the wall is live, learnt from the picks the camera sees. Play goes round the table one way,
+    so every wall is picked from the same end as its owner sees it; the first picks of a game say which. A side
+    counts as live once two picks came from it and more than from the other, so one misread pick neither sets
+    the side nor turns every later pick into a fault. A tile taken from between two standing tiles is never from
+    the live end. One per game (``Assistant.start_game``)."""
+
+    def __init__(self) -> None:
+        self.sides: Counter[str] = Counter()
+
+    def wrong(self, end: str | None) -> bool:
+        """Whether a pick from ``end`` ("left", "right", "middle") came from a wrong end; learns it if not."""
+        if end == "middle":
+            return True
+        if end not in ("left", "right"):
+            return False
+        other = self.sides["right" if end == "left" else "left"]
+        if other >= 2 and other > self.sides[end]:
+            return True
+        self.sides[end] += 1
+        return False
+
+
 def _seat(x: Any, fallback: Any) -> Any:
     return x if isinstance(x, int) and 0 <= x < 4 else fallback
 
 
-def convert(obs: Any, referee: Any) -> list[rev.Event | Ruling]:
-    """The referee events (and notices) one vision observation stands for, given the referee's current state."""
+def convert(obs: Any, referee: Any, ends: WallEnds | None = None) -> list[rev.Event | Ruling]:
+    """The referee events (and notices) one vision observation stands for, given the referee's current state
+    (and, for picks, the live end of the wall learnt so far)."""
     kind = getattr(obs, "type", "")
     t = obs.t_action if getattr(obs, "t_action", None) is not None else obs.t
     turn = referee.turn
@@ -46,6 +72,11 @@ def convert(obs: Any, referee: Any) -> list[rev.Event | Ruling]:
         phase = getattr(getattr(referee, "phase", None), "value", "")
         stage = getattr(getattr(referee, "stage", None), "value", "play")
         if stage != "play" or (seat == turn and phase == "wait_pick"):
+            if stage == "play" and ends is not None and ends.wrong(getattr(obs, "end", None)):
+                # A wrong-end pick kills the hand: ruled a normal pick, and put to the table.
+                return [rev.Pick(t, seat), Ruling("help", obs.t, seat, {
+                    "message": f"Did {SEATS[seat]} take from the wrong end of the wall? If so her hand is dead.",
+                    "source": "reader"})]
             return [rev.Pick(t, seat)]
         # A wall tile gone out of turn (or a second pick) would be a dead hand, but a tile the camera lost sight
         # of looks just the same: a person decides, and corrects with the keyboard or the display if it was so.

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.display.state import TableView
-from assistant.observations import convert
+from assistant.observations import WallEnds, convert
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
 from hardware.signals import BoardState
+from vision import events as vev
 
 #: What the camera cannot see: the Charleston is passed face down. A watched game starts after it, so the
 #: pipeline records the first Charleston and a stop as assumed (journaled with source "assumed").
@@ -69,6 +70,7 @@ class Assistant:
         self.t = 0.0
         self.rulings: list[Ruling] = []
         self.game_started = False
+        self.wall_ends = WallEnds()
         self._last_notice: tuple[tuple, float] = ((), -1e9)
         self._press_claims: dict[int, tuple[int, rev.Claim]] = {}  # seat -> (first contact ms, that press's claim)
 
@@ -80,6 +82,7 @@ class Assistant:
         """Deal and the Charleston the camera cannot see (a 3-player table has none); afterwards East's first
         discard is expected."""
         out = self.apply(rev.Deal(t), source="assumed")
+        self.wall_ends = WallEnds()
         if self.referee.players == 4:
             for direction in ASSUMED_CHARLESTON:
                 for seat in range(self.referee.players):
@@ -145,7 +148,7 @@ class Assistant:
             if getattr(obs, "type", "") == "discard_down" and self.referee.stage.value == "over":
                 # The next game's first discard: the walls were built and the Charleston passed unseen.
                 self.start_game(obs.t)
-            for item in convert(obs, self.referee):
+            for item in convert(obs, self.referee, self.wall_ends):
                 if isinstance(item, Ruling):
                     self.notice(item)
                 else:
@@ -229,9 +232,14 @@ class Assistant:
         last_frame = -1
         count = 0
         for rec in records:
+            if rec.get("kind") == "observation" and rec["observation"].get("type") == "picked":
+                convert(vev.from_json(rec["observation"]), self.referee, self.wall_ends)   # relearn the live end
             if rec.get("kind") != "event":
                 continue
-            for r in self._rule(rev.from_json(rec["event"])):
+            event = rev.from_json(rec["event"])
+            if isinstance(event, rev.Deal):
+                self.wall_ends = WallEnds()
+            for r in self._rule(event):
                 self.view.apply(r.to_json())
             last_frame = max(last_frame, int(rec.get("frame", -1)))
             count += 1

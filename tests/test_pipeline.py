@@ -137,6 +137,44 @@ def test_a_pick_seen_out_of_turn_is_asked_not_ruled():
     assert a.display.snapshots[-1]["help"].endswith("and South has picked.")
 
 
+@pytest.mark.parametrize("resumed", [False, True])
+def test_a_pick_from_the_other_end_of_the_wall_is_asked_not_ruled(resumed):
+    """South and North picked from their walls' right ends, so the right end is live; East then takes from a
+    left end. A wrong-end pick kills a hand, too heavy for the camera alone: it is ruled a normal pick and the
+    table is asked, and East's Mah Jongg still stands. After a crash the live end is learnt again from the
+    journal."""
+    from dataclasses import replace
+
+    obs = game_observations()
+    ends = {1: "right", 3: "right", 0: "left"}
+    obs = [replace(o, end=ends[o.seat]) if o.type == "picked" else o for o in obs]
+    journal = ListJournal()
+    a, _ = make(journal=journal, display=FakeDisplay())
+    a.start_game(0.0)
+    first, rest = obs[:9], obs[9:]                      # the third pick is East's, from the left
+    for o in first:
+        a.frame = o.frame
+        a.observe([o])
+    if resumed:
+        a, _ = make(display=FakeDisplay())
+        a.resume(list(journal))
+    a.observe(rest[:1])
+    assert a.display.snapshots[-1]["help"] == "Did East take from the wrong end of the wall? If so her hand is dead."
+    a.observe(rest[1:])
+    assert all(r.kind != "dead_hand" for r in a.rulings)
+    assert any(r.kind == "mahjong_verified" and r.seat == 0 for r in a.rulings)
+
+
+def test_the_live_end_is_learnt_from_two_agreeing_picks():
+    """A first pick misread (or really from the wrong end) neither sets the live end nor makes every later pick a
+    fault; a tile from between two standing tiles is never from the live end."""
+    from assistant.observations import WallEnds
+
+    ends = WallEnds()
+    assert [ends.wrong(x) for x in ("left", "right", "right", "left", "middle", "right")] == [
+        False, False, False, True, True, False]
+
+
 def test_camera_trouble_becomes_a_help_notice():
     a, _ = make(display=FakeDisplay())
     a.start_game(0.0)

@@ -247,7 +247,8 @@ def test_winning_tile_racked_under_the_hand_that_lays_it_down_is_reported(rack_s
 
 def test_picks_name_the_wall_end_as_its_owner_sees_it():
     """``picked.end`` is what a wrong-end pick is judged by; the generated games only ever pick from East's right
-    end, so both ends of two walls are checked here. East's right is +x on the table, South's is -y."""
+    end, so both ends of two walls are checked here, then a tile from the middle and the ends of the two runs
+    that leaves. East's right is +x on the table, South's is -y."""
     cal = _plain_calibration()
     cal.bands_fitted = True
     east = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]          # East's wall, 127 mm in
@@ -257,14 +258,17 @@ def test_picks_name_the_wall_end_as_its_owner_sees_it():
     rng = np.random.default_rng(3)
     picks = []
     frame = 0
-    for gone in ([], [east[-1]], [east[-1], south[0]], [east[-1], south[0], east[0]]):
+    taken = [east[-1], south[0], east[0], east[3], east[4]]    # then one from the middle: the wall is in two runs
+    for gone in (taken[:k] for k in range(len(taken) + 1)):
         det.tiles = [t for t in east + south if t not in gone]
         for _ in range(20):
             img = _table_image(cal, det.tiles)
             noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
             picks += [e for e in reader.process(noisy, frame, frame / 30) if e.type == "picked"]
             frame += 1
-    assert [(p.wall_seat, p.end) for p in picks] == [(0, "right"), (1, "left"), (0, "left")]
+    # east[4] is the left end of its run (east[5], east[6]), though right of the wall's middle
+    assert [(p.wall_seat, p.end) for p in picks] == [(0, "right"), (1, "left"), (0, "left"), (0, "middle"),
+                                                     (0, "left")]
 
 
 class _ViewModel:

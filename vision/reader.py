@@ -567,7 +567,7 @@ class TableReader:
             rest = [table_to_seat(r.seat, tr.x, tr.y, size)[0] for tr in r.tracks.tracks]
             for tr in diff.removed:
                 u = table_to_seat(r.seat, tr.x, tr.y, size)[0]
-                end = "left" if not rest or u <= np.mean(rest) else "right"
+                end = _wall_end(u, rest, self.cal.layout.tile_w_mm)
                 seat = self._actor(t_action, t)
                 out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
                 if seat >= 0:
@@ -735,6 +735,20 @@ def _groups(order: list[Track], seat: int, size: float, tile_w: float) -> list[l
         groups[-1].append(tr)
         last_u = u
     return groups
+
+
+def _wall_end(u: float, rest: list[float], tile_w: float) -> str:
+    """Which end of its run of wall a tile taken at ``u`` (mm along the wall, as its owner sees it) came from:
+    "left", "right", or "middle" when tiles still stand right beside it on both sides. A broken wall is two runs,
+    each with its own ends, so the neighbours decide, not the wall's middle."""
+    near = 1.5 * tile_w
+    left = any(u - near <= v < u for v in rest)
+    right = any(u < v <= u + near for v in rest)
+    if left and right:
+        return "middle"
+    if left or right:
+        return "right" if left else "left"
+    return "left" if not rest or u <= float(np.mean(rest)) else "right"   # a run's last tile
 
 
 def _where(r: _Region) -> str:
