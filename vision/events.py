@@ -55,8 +55,8 @@ class DiscardDown(Observation):
 @dataclass(frozen=True)
 class Picked(Observation):
     """A tile left the wall. ``seat`` = who picked (the turn holder), ``wall_seat`` = whose wall segment it
-    came from, ``end`` = "left" or "right" end of that segment as its owner sees it (the assistant knows which
-    end is live)."""
+    came from, ``end`` = "left" or "right" end of its run of wall as the wall's owner sees it, or "middle" (tiles
+    still stand on both sides); the assistant learns which end is live."""
 
     seat: int = -1
     wall_seat: int = -1
