@@ -387,3 +387,25 @@ def test_a_row_grown_at_a_seat_not_in_turn_is_a_rack_only_after_that_seat_took_a
     out = reader._observe(slope, slope.tracks.commit(row), 90, 3.0, 2.8, Expectation())
     assert [(e.type, e.seat) for e in out] == ([("racked", 1)] if taker == 1 else [])
 
+
+
+@pytest.mark.parametrize("read", [3, 4, 11])
+def test_a_run_of_face_up_tiles_longer_than_any_exposure_is_a_hand_asked_about(read):
+    """A pung or a kong laid on the rack top is an exposure. A row of 11 face-up tiles is not (no exposure is
+    longer than a sextet): it is a hand laid down of which the model read only 11 tiles, and a person is asked
+    rather than an 11-tile exposure being put to the referee."""
+    from vision.calibration import seat_to_table
+    from vision.tracker import TileSeen
+
+    cal = _plain_calibration()
+    reader = TableReader(cal, _ViewModel())
+    top = reader.regions["rack_top0"]
+    v = (cal.band("rack_top0").v[0] + cal.band("rack_top0").v[1]) / 2
+    row = [TileSeen(*seat_to_table(0, -150 + 24 * k, v, cal.layout.size_mm), "up", "E", tile_score=0.9)
+           for k in range(read)]
+    out = reader._observe(top, top.tracks.commit(row), 90, 3.0, 2.8, Expectation())
+    if read <= 4:
+        assert [(e.type, e.seat, len(e.tiles)) for e in out] == [("exposure_placed", 0, read)]
+    else:
+        assert [(e.type, e.seat) for e in out] == [("ask_human", 0)]
+        assert out[0].question == "Is East showing a Mah Jongg hand? I can read 11 of its tiles."

@@ -56,6 +56,8 @@ ROW_SAME = 0.6            # tile widths along a rack or wall row under which two
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing: the model may lose a tile for long
+SEATS = ("East", "South", "West", "North")
+LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
 TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
 
 
@@ -669,7 +671,12 @@ class TableReader:
         groups = _groups(order, r.seat, size, self.cal.layout.tile_w_mm)
         added = {tr.id for tr in diff.added if tr.face == "up" and tr.tile}
         for g in groups:
-            if added & {tr.id for tr in g}:
+            if added & {tr.id for tr in g} and len(g) > LONGEST_EXPOSURE:
+                # No exposure is that long: a hand laid face up, some of its tiles not read. Ask, never guess.
+                out.append(ev.AskHuman(t, idx, 0.5, seat=r.seat, choices=(),
+                                       question=f"Is {SEATS[r.seat]} showing a Mah Jongg hand? "
+                                                f"I can read {len(face_up)} of its tiles."))
+            elif added & {tr.id for tr in g}:
                 conf = min(tr.confidence for tr in g)
                 out.append(ev.ExposurePlaced(t, idx, round(conf, 3), seat=r.seat,
                                              tiles=tuple(tr.tile for tr in g if tr.tile), **kw))
@@ -752,5 +759,4 @@ def _wall_end(u: float, rest: list[float], tile_w: float) -> str:
 
 
 def _where(r: _Region) -> str:
-    names = ("East", "South", "West", "North")
-    return "the discard floor" if r.seat < 0 else f"{names[r.seat]}'s {r.kind.replace('_', ' ')}"
+    return "the discard floor" if r.seat < 0 else f"{SEATS[r.seat]}'s {r.kind.replace('_', ' ')}"
