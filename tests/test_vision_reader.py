@@ -409,3 +409,39 @@ def test_a_run_of_face_up_tiles_longer_than_any_exposure_is_a_hand_asked_about(r
     else:
         assert [(e.type, e.seat) for e in out] == [("ask_human", 0)]
         assert out[0].question == "Is East showing a Mah Jongg hand? I can read 11 of its tiles."
+
+
+class _BlankSoapModel:
+    """A tile model that boxes two tiles as face down, one on the floor and one in East's wall, and whose
+    classifier reads any crop as a Soap."""
+
+    def __init__(self, cal, spots):
+        self.cal, self.spots, self.classified = cal, spots, 0
+
+    def detect_view(self, view, frame, view_to_frame):
+        from vision.tile_model import Detection
+
+        out = []
+        for x, y in self.spots:
+            (u, v), = self.cal.to_image(np.array([[x, y]]))
+            out.append(Detection((u - 7, v - 10, u + 7, v + 10), "down", None, 0.8))
+        return out
+
+    def classify(self, crops):
+        self.classified += len(crops)
+        return [("WD", 0.9)] * len(crops)
+
+
+def test_a_blank_soap_boxed_as_a_tile_back_on_the_floor_is_read_face_up():
+    """Only face-up tiles lie on the floor: a "face-down" box there is read by the classifier (a blank Soap
+    looks like a plain back to the detector), and a sure read makes it face up. Backs in a wall stay backs."""
+    cal = _plain_calibration()
+    floor_spot, wall_spot = (450.0, 450.0), (450.0, 773.0)
+    model = _BlankSoapModel(cal, [floor_spot, wall_spot])
+    reader = TableReader(cal, model)
+    reader._frame_index = 0
+    frame = np.full((640, 700, 3), 120, np.uint8)
+    seen = reader._read(frame, [reader.regions["floor"], reader.regions["wall0"]])
+    assert [(s.face, s.tile) for s in seen["floor"]] == [("up", "WD")]
+    assert [(s.face, s.tile) for s in seen["wall0"]] == [("down", None)]
+    assert model.classified == 1

@@ -41,7 +41,7 @@ from vision.calibration import (
     table_to_seat,
 )
 from vision.change import MM_PER_PX, ChangeWatcher
-from vision.tile_model import TOPDOWN_PX_PER_MM
+from vision.tile_model import TOPDOWN_PX_PER_MM, crop_square
 from vision.tracker import RegionTracks, TileSeen, Track, same_reading, vote
 
 MOTION_BUSY = 0.15        # tile areas of a region's pixels moving frame to frame that mark it busy
@@ -57,6 +57,7 @@ WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may r
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing: the model may lose a tile for long
 SEATS = ("East", "South", "West", "North")
+BACK_READ_SURE = 0.7      # the classifier's score that turns a "face-down" floor or rack-top tile face up
 LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
 TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
 
@@ -421,9 +422,12 @@ class TableReader:
             return out
         size = self.cal.layout.size_mm
         reading = {r.name for r in regions}
+        backs: list[tuple[str, int, Any]] = []      # face-down tiles where only face-up ones lie
         for d, (x, y) in zip(dets, table, strict=True):
             for r in regions:
                 if self._holds(r, d.face, x, y, size):
+                    if d.face == "down" and r.kind in ("floor", "rack_top"):
+                        backs.append((r.name, len(out[r.name]), d.box))
                     out[r.name].append(TileSeen(float(x), float(y), d.face, d.tile if d.face == "up" else None,
                                                 float(d.score), d.tile_score))
                     break
@@ -433,10 +437,23 @@ class TableReader:
                         top = self.regions[f"rack_top{seat}"]
                         if top.name not in reading and not top.needs_read and self._holds(top, "up", x, y, size):
                             top.needs_read, top.change_start_t = True, self._frame_t
+        if backs and hasattr(self.model, "classify"):
+            self._read_backs(frame, backs, out)
         for r in regions:
             if r.kind != "floor":
                 out[r.name] = self._one_row(r.seat, out[r.name])
         return out
+
+    def _read_backs(self, frame: np.ndarray, backs: list[tuple[str, int, Any]], out: dict[str, list[TileSeen]]
+                    ) -> None:
+        """Discards and exposures lie face up, yet the detector can take a plain white face for a tile's back (a
+        blank Soap: zero in every year hand). So a "face-down" tile on the floor or a rack top is read by the
+        classifier, whose training saw tile backs as "not a tile"; one it reads surely is face up."""
+        reads = self.model.classify([crop_square(frame, box) for _name, _i, box in backs])
+        for (name, i, _box), (code, score) in zip(backs, reads, strict=True):
+            if code != "none" and score >= BACK_READ_SURE:
+                seen = out[name][i]
+                out[name][i] = TileSeen(seen.x, seen.y, "up", code, seen.score, score)
 
     def _one_row(self, seat: int, seen: list[TileSeen]) -> list[TileSeen]:
         """A wall, a rack slope and a rack top each hold one row of tiles side by side (a two-high stack shows
