@@ -445,3 +445,35 @@ def test_a_blank_soap_boxed_as_a_tile_back_on_the_floor_is_read_face_up():
     assert [(s.face, s.tile) for s in seen["floor"]] == [("up", "WD")]
     assert [(s.face, s.tile) for s in seen["wall0"]] == [("down", None)]
     assert model.classified == 1
+
+
+@pytest.mark.parametrize("felt_before", [True, False])
+def test_a_new_floor_tile_is_a_discard_only_where_the_table_changed(felt_before):
+    """A tile the model reads on the floor for the first time is a discard if the floor changed where it lies
+    since the last reading (it landed on felt). Where the picture is the same, the tile was there all along and
+    the model only now sees it (a blank Soap it took for a back, a tile it kept missing): adopted silently."""
+    from vision.tracker import TileSeen, vote
+
+    reader = TableReader(_plain_calibration(), _ViewModel())
+    reader.turn = 1
+    floor, view = reader.regions["floor"], reader.watch.views["floor"]
+    x0, y0, x1, y1 = view.rect
+    now = np.full((y1 - y0, x1 - x0), 100, np.uint8)
+    cx, cy = int(450 / MM_PER_PX) - x0, int(450 / MM_PER_PX) - y0
+    cv2.rectangle(now, (cx - 5, cy - 7), (cx + 5, cy + 7), 230, -1)          # the tile, 23 x 31 mm or so
+    floor.before, view.ref = (np.full_like(now, 100) if felt_before else now.copy()), now
+    diff = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "WD", tile_score=0.9)]] * 2, 5.0))
+    out = reader._observe(floor, diff, 30, 1.0, 0.9, Expectation())
+    assert [(o.type, o.seat) for o in out] == ([("discard_down", 1)] if felt_before else [])
+
+
+def test_a_floor_tile_boxed_as_a_back_and_then_read_face_up_is_no_new_discard():
+    from vision.tracker import TileSeen, vote
+
+    reader = TableReader(_plain_calibration(), _ViewModel())
+    floor = reader.regions["floor"]
+    floor.tracks.commit(vote([[TileSeen(450, 450, "down", score=0.9)]] * 2, 5.0))
+    floor.touched = True
+    diff = floor.tracks.commit(vote([[TileSeen(451, 450, "up", "WD", tile_score=0.95)]] * 2, 5.0))
+    assert [tr.tile for _old, tr in diff.recoded] == ["WD"]
+    assert reader._observe(floor, diff, 30, 1.0, 0.9, Expectation()) == []

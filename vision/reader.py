@@ -59,6 +59,7 @@ REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing:
 SEATS = ("East", "South", "West", "North")
 BACK_READ_SURE = 0.7      # the classifier's score that turns a "face-down" floor or rack-top tile face up
 LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
+CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
 TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
 
 
@@ -96,6 +97,7 @@ class _Region:
     last_touch: int = -(10**9)          # last frame with motion or an arm seen over it (not a resync's blank)
     committed_at: int = -(10**9)        # frame of the last committed reading
     touched: bool = False               # motion or an arm over the region between the last two commits
+    before: np.ndarray | None = None    # its top-down picture as of the commit before the last
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
@@ -544,6 +546,7 @@ class TableReader:
             return []
         r.readings, r.reads_without_agreement = [], 0
         r.needs_read = False
+        r.before = self.watch.views[r.name].ref
         self.watch.set_reference(r.name, top)
         diff = r.tracks.commit(reading)
         r.touched, r.committed_at = r.last_touch > r.committed_at, idx
@@ -567,10 +570,11 @@ class TableReader:
                 # Whose arms were out then: the taker is among them (a caller and the next player reach at once).
                 self._floor_taken = (t, set(self._arms(t_action, t)) or {self._actor(t_action, t)})
             out += self._recoded_on_floor(r, diff, idx, t)
-            thrown_onto = [tr for _old, tr in diff.recoded
-                           if tr.was_confidence >= SURE_CODE and r.touched and tr.face == "up" and tr.tile]
+            # (A tile seen as a back before and read face up now is the same tile read better: no throw.)
+            thrown_onto = [tr for old, tr in diff.recoded
+                           if old and tr.was_confidence >= SURE_CODE and r.touched and tr.face == "up" and tr.tile]
             for tr in diff.added + thrown_onto:
-                if tr.face != "up" or tr.tile is None:
+                if tr.face != "up" or tr.tile is None or not self._changed_under(r, tr):
                     continue
                 seat = self._actor(t_action, t)
                 self._last_discard = (tr.id, seat)
@@ -615,6 +619,22 @@ class TableReader:
                 out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was discarded here?",
                                        seat=last_seat, choices=tuple(c for c in (tr.tile, old) if c)))
         return out
+
+    def _changed_under(self, r: _Region, tr: Track) -> bool:
+        """Whether the table changed where ``tr`` lies since the region's reading before: a discard lands where
+        there was felt, while a tile the model sees only now (a blank Soap it took for a back, one it kept
+        missing) was there all along. Without a picture from before (after a resync) it counts as changed."""
+        v = self.watch.views[r.name]
+        if r.before is None or v.ref is None or r.before.shape != v.ref.shape:
+            return True
+        half = 0.5 * self.cal.layout.tile_w_mm / MM_PER_PX
+        cx, cy = tr.x / MM_PER_PX - v.rect[0], tr.y / MM_PER_PX - v.rect[1]
+        x0, x1 = int(max(cx - half, 0)), int(min(cx + half + 1, v.ref.shape[1]))
+        y0, y1 = int(max(cy - half, 0)), int(min(cy + half + 1, v.ref.shape[0]))
+        old, new = r.before[y0:y1, x0:x1], v.ref[y0:y1, x0:x1]
+        if old.size == 0:
+            return True
+        return np.count_nonzero(cv2.absdiff(old, new) > self.watch.delta) >= CHANGED_UNDER * old.size
 
     def _may_rack(self, seat: int, t: float) -> bool:
         """Only the player in turn racks, or one who just took a tile off the floor (Mah Jongg on a discard; a
