@@ -477,3 +477,18 @@ def test_a_floor_tile_boxed_as_a_back_and_then_read_face_up_is_no_new_discard():
     diff = floor.tracks.commit(vote([[TileSeen(451, 450, "up", "WD", tile_score=0.95)]] * 2, 5.0))
     assert [tr.tile for _old, tr in diff.recoded] == ["WD"]
     assert reader._observe(floor, diff, 30, 1.0, 0.9, Expectation()) == []
+
+
+@pytest.mark.parametrize("score, asked", [(0.95, False), (0.7, True)])
+def test_a_discard_read_unsurely_is_reported_and_asked_about(score, asked):
+    """A discard read with a score under 0.75 is wrong often enough (in eight generated 1080p games all the wrong
+    tiles the model read were) that the table is asked which it was; it is still reported."""
+    from vision.tracker import TileSeen, vote
+
+    reader = TableReader(_plain_calibration(), _ViewModel())
+    reader.turn = 2
+    floor = reader.regions["floor"]
+    floor.touched = True
+    diff = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "5C", tile_score=score)]] * 2, 5.0))
+    out = reader._observe(floor, diff, 30, 1.0, 0.9, Expectation())
+    assert [(o.type, o.seat) for o in out] == [("discard_down", 2)] + ([("ask_human", 2)] if asked else [])

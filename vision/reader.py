@@ -51,6 +51,7 @@ DARK_LEVEL = 30.0         # mean gray below which the picture is too dark to rea
 MOVING_PX = 30            # changed pixels of the whole top-down view that mean something moves
 STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile shows from above
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
+DISCARD_SURE = 0.75       # a discard read less surely is also asked about: a wrong tile means a wrong claim
 SURE_CODE = 0.8           # a floor tile's code this sure that reading another there means a tile thrown onto it
 ROW_SAME = 0.6            # tile widths along a rack or wall row under which two boxes are one tile
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
@@ -580,7 +581,7 @@ class TableReader:
                 self._last_discard = (tr.id, seat)
                 out.append(ev.DiscardDown(t, idx, round(tr.confidence, 3), seat=seat, tile=tr.tile, **kw))
                 self._explain_removal(seat)
-                if tr.confidence < 0.5:
+                if tr.confidence < DISCARD_SURE:
                     out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was just discarded?",
                                            seat=seat, choices=tr.alts or (tr.tile,)))
                 if seat >= 0:
