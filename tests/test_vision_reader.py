@@ -324,7 +324,8 @@ def test_a_floor_tile_read_anew(first_score, touched, latest, news):
     first = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=first_score)]] * 2, 5.0))
     floor.touched = True
     out = reader._observe(floor, first, 30, 1.0, 0.9, Expectation())
-    assert [(o.type, o.seat, o.tile) for o in out] == [("discard_down", 2, "6C")]
+    assert [(o.type, o.seat) for o in out] == [("discard_down", 2)] + [("ask_human", 2)] * (first_score < 0.75)
+    assert out[0].tile == "6C"
     if not latest:                       # North's 9D lands elsewhere on the floor: the 6C is an older discard
         reader.turn = 3
         later = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "6C", tile_score=first_score),
