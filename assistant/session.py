@@ -58,12 +58,13 @@ def open_calibration(profile: Profile, first_frame: Any) -> Any:
 
 def open_model(tile_set: str = "") -> Any:
     """The shipped tile model, or the one adapted to the user's own set (``camera.tile_set``, `mahj enroll`)."""
+    from vision.enroll import load_set
     from vision.tile_model import TileModel, sets_dir
 
     if tile_set and not (sets_dir() / tile_set).is_dir():
         raise SetupError(f"camera.tile_set: no enrolled set {tile_set!r} in {sets_dir()} (see `mahj enroll --list`)")
     try:
-        return TileModel.load(sets_dir() / tile_set if tile_set else None)
+        return load_set(sets_dir() / tile_set) if tile_set else TileModel.load()
     except (OSError, ValueError, RuntimeError) as exc:
         raise SetupError(f"tile model: {exc}") from None
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from assistant.cli import main
-from vision.enroll import LABELS_FILE, EnrolError, read_labels
-from vision.tile_model import CLASSES, Detection, TileModel, TileModelError, crop_square
+from vision.enroll import LABELS_FILE, EnrolError, load_set, read_labels
+from vision.tile_model import CLASSES, Detection, StaleSetError, TileModel, TileModelError, crop_square
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tile_model"
 #: Floors for the shipped model on the bundled recording's first frame (measured, then rounded down; raise them
@@ -127,6 +127,17 @@ def test_enroll_propose_correct_apply_and_use(tmp_path, monkeypatch, capsys):
     crop = cv2.imread(str(labels.parent / "crops" / rows[1][0]))
     assert enrolled.classify([cv2.resize(crop, (48, 48), interpolation=cv2.INTER_AREA)])[0][0] == "WD"
     assert main(["enroll", "--list"]) == 0 and "myset" in capsys.readouterr().out
+    # The shipped classifier is updated: the set's prototypes no longer compare. Loading it plainly says so;
+    # load_set (what `mahj watch` and `mahj detect --set` use) remakes them from the set's own tiles.
+    folder = tmp_path / "mahj" / "sets" / "myset"
+    meta = json.loads((folder / "set.json").read_text())
+    assert meta["classifier"] == enrolled.classifier_id
+    (folder / "set.json").write_text(json.dumps(meta | {"classifier": "an-older-model"}))
+    with pytest.raises(StaleSetError, match="mahj enroll myset --apply"):
+        TileModel.load(folder)
+    again = load_set(folder)
+    assert again.classify([cv2.resize(crop, (48, 48), interpolation=cv2.INTER_AREA)])[0][0] == "WD"
+    assert json.loads((folder / "set.json").read_text())["classifier"] == enrolled.classifier_id
 
 
 def test_enroll_label_errors_name_file_line_column(tmp_path):

@@ -13,6 +13,7 @@ edits the ``code`` column (``-`` drops a row); ``apply`` checks the file and wri
 from __future__ import annotations
 
 import csv
+import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ import numpy as np
 
 from engine.tiles import TILES, TileError, parse_tiles
 
-from .tile_model import CLASSIFIER_SIZE, Prototypes, TileModel, crop_square
+from .tile_model import CLASSIFIER_SIZE, SET_FILE, Prototypes, StaleSetError, TileModel, crop_square
 
 LABELS_FILE = "labels.tsv"
 CROPS_DIR = "crops"
@@ -116,7 +117,7 @@ def build_prototypes(model: TileModel, crops: list[np.ndarray], codes: list[str]
         e = model.embed(views(crop))
         embs.append(e)
         labels += [code] * len(e)
-    return Prototypes(np.concatenate(embs), labels, MIN_SIMILARITY)
+    return Prototypes(np.concatenate(embs), labels, MIN_SIMILARITY, model.classifier_id)
 
 
 def apply(model: TileModel, folder: Path, name: str) -> dict:
@@ -133,3 +134,14 @@ def apply(model: TileModel, folder: Path, name: str) -> dict:
             "tiles": len(rows), "kinds": kinds, "missing": missing}
     protos.save(folder, meta)
     return meta | {"seconds": round(time.perf_counter() - t0, 2)}
+
+
+def load_set(folder: Path) -> TileModel:
+    """An enrolled set's model. A set whose prototypes an earlier classifier made is remade from its own crops
+    and labels first (seconds), so an updated shipped model never leaves a user's set behind."""
+    try:
+        return TileModel.load(folder)
+    except StaleSetError:
+        meta = json.loads((folder / SET_FILE).read_text())
+        apply(TileModel.load(), folder, meta.get("name", folder.name))
+        return TileModel.load(folder)

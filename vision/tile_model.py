@@ -11,6 +11,7 @@ all face-up crops.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,13 +93,25 @@ def sets_dir() -> Path:
     return base / "mahj" / "sets"
 
 
+class StaleSetError(TileModelError):
+    """An enrolled set whose prototypes another classifier made (the shipped one was updated since): its
+    embeddings no longer compare. ``vision.enroll.load_set`` remakes them from the set's own crops."""
+
+
+def classifier_id(path: Path) -> str:
+    """A short fingerprint of a classifier file: prototypes are only comparable with the one that made them."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 class Prototypes:
     """An enrolled set: L2-normalised embeddings of the user's own tiles, each with its code."""
 
-    def __init__(self, embeddings: np.ndarray, codes: list[str], min_similarity: float = 0.5) -> None:
+    def __init__(self, embeddings: np.ndarray, codes: list[str], min_similarity: float = 0.5,
+                 classifier: str | None = None) -> None:
         self.embeddings = embeddings.astype(np.float32)
         self.codes = np.array(codes)
         self.min_similarity = min_similarity
+        self.classifier = classifier        # classifier_id of the classifier that made the embeddings
 
     @classmethod
     def load(cls, folder: Path) -> Prototypes:
@@ -108,12 +121,14 @@ class Prototypes:
             meta = json.loads((folder / SET_FILE).read_text())
         except (OSError, ValueError, KeyError) as exc:
             raise TileModelError(f"{folder}: not a usable enrolled set ({exc})") from exc
-        return cls(z["embeddings"], [str(c) for c in z["codes"]], float(meta.get("min_similarity", 0.5)))
+        return cls(z["embeddings"], [str(c) for c in z["codes"]], float(meta.get("min_similarity", 0.5)),
+                   meta.get("classifier"))
 
     def save(self, folder: Path, meta: dict) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         np.savez(folder / PROTOTYPES_FILE, embeddings=self.embeddings, codes=self.codes)
-        (folder / SET_FILE).write_text(json.dumps(meta | {"min_similarity": self.min_similarity}, indent=2) + "\n")
+        meta = meta | {"min_similarity": self.min_similarity, "classifier": self.classifier}
+        (folder / SET_FILE).write_text(json.dumps(meta, indent=2) + "\n")
 
     def match(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nearest prototype for each embedding: (codes, cosine similarities)."""
@@ -147,6 +162,7 @@ class TileModel:
         self._crops = np.empty((64, CLASSIFIER_SIZE, CLASSIFIER_SIZE, 3), np.uint8)
         self._cls_in = np.empty((64, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE), np.float32)
         self.prototypes = prototypes
+        self.classifier_id = classifier_id(classifier)
         self.conf, self.iou, self.up_conf = conf, iou, up_conf
         #: (face up, face down) score thresholds for top-down views, tuned on those apart from whole frames
         self.view_conf = view_conf
@@ -173,6 +189,9 @@ class TileModel:
         except ValueError as exc:
             raise TileModelError(f"{settings}: {exc}") from exc
         view = th.get("topdown")
+        if protos is not None and protos.classifier != classifier_id(clf):
+            raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
+                                f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
         return cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                    up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
                    view_conf=(float(view["conf_up"]), float(view["conf_down"])) if view else None)

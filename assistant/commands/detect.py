@@ -28,10 +28,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {args.image}: not a readable image")
         return 2
     try:
+        from vision.enroll import load_set
         from vision.tile_model import sets_dir
 
-        model = TileModel.load(sets_dir() / args.set_name if args.set_name else args.model)
-    except TileModelError as exc:
+        model = load_set(sets_dir() / args.set_name) if args.set_name else TileModel.load(args.model)
+    except (TileModelError, ValueError) as exc:
         print(f"error: {exc}")
         return 2
     dets = model.detect(frame)
