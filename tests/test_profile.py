@@ -55,13 +55,15 @@ def test_the_profile_tile_set_is_the_model_watch_reads_with(tmp_path, monkeypatc
     import numpy as np
 
     from assistant.session import SetupError, open_model
-    from vision.tile_model import Prototypes, sets_dir
+    from models import MODELS_DIR
+    from vision.tile_model import CLASSIFIER_FILE, Prototypes, classifier_id, sets_dir
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     with pytest.raises(SetupError, match="camera.tile_set: no enrolled set 'mine'"):
         open_model("mine")
     emb = np.eye(2, 128, dtype=np.float32)
-    Prototypes(emb, ["J", "F"]).save(sets_dir() / "mine", {"name": "mine"})
+    Prototypes(emb, ["J", "F"], classifier=classifier_id(MODELS_DIR / CLASSIFIER_FILE)).save(
+        sets_dir() / "mine", {"name": "mine"})
     assert list(open_model("mine").prototypes.codes) == ["J", "F"]
     assert open_model("").prototypes is None
 
