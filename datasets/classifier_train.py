@@ -53,22 +53,16 @@ class TileNet(nn.Module):
 
 
 class _Export(nn.Module):
-    """What the ONNX file computes: BGR crops in 0..255 -> (class probabilities, L2-normalised embedding), each
-    the mean over the crop as given and turned half round. Tiles lie at any angle, and the two views' errors
-    differ: on the synthetic test crops the mean reads 0.978 where one view reads 0.969 (4 quarter turns: no
-    better than two), for twice a classifier call that is a few ms for 60 tiles."""
+    """What the ONNX file computes: BGR crops in 0..255 -> (class probabilities, L2-normalised embedding). The
+    runtime reads an unsure crop a second time turned half round (vision.tile_model.SECOND_LOOK)."""
 
     def __init__(self, net: TileNet) -> None:
         super().__init__()
         self.net = net
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = x / 255.0
-        n = x.shape[0]
-        e = self.net.embed(torch.cat([x, torch.flip(x, dims=(2, 3))]))
-        p = torch.softmax(self.net.head(e), dim=1)
-        e = e[:n] / (e[:n].norm(dim=1, keepdim=True) + 1e-6) + e[n:] / (e[n:].norm(dim=1, keepdim=True) + 1e-6)
-        return (p[:n] + p[n:]) / 2, e / (e.norm(dim=1, keepdim=True) + 1e-6)
+        e = self.net.embed(x / 255.0)
+        return torch.softmax(self.net.head(e), dim=1), e / (e.norm(dim=1, keepdim=True) + 1e-6)
 
 
 def synth_crops(root: Path, split: str, rng: np.random.Generator, limit: int | None = None

