@@ -709,12 +709,14 @@ class TableReader:
         groups = _groups(order, r.seat, size, self.cal.layout.tile_w_mm)
         added = {tr.id for tr in diff.added if tr.face == "up" and tr.tile}
         for g in groups:
-            if added & {tr.id for tr in g} and len(g) > LONGEST_EXPOSURE:
+            if not added & {tr.id for tr in g}:
+                continue
+            if len(g) > LONGEST_EXPOSURE:
                 # No exposure is that long: a hand laid face up, some of its tiles not read. Ask, never guess.
                 out.append(ev.AskHuman(t, idx, 0.5, seat=r.seat, choices=(),
                                        question=f"Is {SEATS[r.seat]} showing a Mah Jongg hand? "
                                                 f"I can read {len(face_up)} of its tiles."))
-            elif added & {tr.id for tr in g}:
+            else:
                 conf = min(tr.confidence for tr in g)
                 out.append(ev.ExposurePlaced(t, idx, round(conf, 3), seat=r.seat,
                                              tiles=tuple(tr.tile for tr in g if tr.tile), **kw))
