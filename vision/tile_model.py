@@ -190,12 +190,13 @@ class TileModel:
         except ValueError as exc:
             raise TileModelError(f"{settings}: {exc}") from exc
         view = th.get("topdown")
-        if protos is not None and protos.classifier != classifier_id(clf):
+        model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
+                    up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
+                    view_conf=(float(view["conf_up"]), float(view["conf_down"])) if view else None)
+        if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
-        return cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
-                   up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
-                   view_conf=(float(view["conf_up"]), float(view["conf_down"])) if view else None)
+        return model
 
     # ------------------------------------------------------------------------------------------------ detector
     def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]:
