@@ -468,6 +468,50 @@ def test_a_new_floor_tile_is_a_discard_only_where_the_table_changed(felt_before)
     assert [(o.type, o.seat) for o in out] == ([("discard_down", 1)] if felt_before else [])
 
 
+@pytest.mark.parametrize("tile_before", [True, False])
+def test_a_floor_tile_first_read_after_a_light_change_is_a_discard_only_if_it_was_not_there(tile_before):
+    """A light change drops every region's reference picture. A floor tile the model missed before it and reads
+    after it was there all along if the picture from before, brought to the new light, shows it: no discard.
+    One on felt that was bare before the change is a discard."""
+    from vision.tracker import TileSeen
+
+    reader = TableReader(_plain_calibration(), _ViewModel())
+    reader.turn = 1
+    floor, view = reader.regions["floor"], reader.watch.views["floor"]
+    x0, y0, x1, y1 = view.rect
+    cx, cy = int(450 / MM_PER_PX), int(450 / MM_PER_PX)
+
+    def top_down(level: float, tile: bool) -> np.ndarray:
+        top = np.full((y1 + 10, x1 + 10), 100 * level, np.float32)
+        if tile:
+            top[cy - 7:cy + 8, cx - 5:cx + 6] = 180 * level       # the tile, 23 x 31 mm or so
+        return top.astype(np.uint8)
+
+    view.ref, floor.silent = top_down(1.0, tile_before)[y0:y1, x0:x1], False    # the floor as last read
+    reader._resync(silent=False)                  # the light changed: references dropped, re-read loudly
+    assert view.ref is None and floor.silent is False
+    brighter = top_down(1.25, True)
+    frame = np.zeros((640, 700, 3), np.uint8)
+    out = []
+    for idx in (30, 31):
+        reader._moved_checked = (idx, False)      # the camera did not move
+        out += reader._take_reading(floor, [TileSeen(450, 450, "up", "WD", tile_score=0.9)], brighter, frame,
+                                    idx, idx / 30, Expectation())
+    assert [(o.type, o.seat) for o in out] == ([] if tile_before else [("discard_down", 1)])
+
+
+@pytest.mark.parametrize("apart_mm, tiles", [(8.0, 1), (23.0, 2)])
+def test_two_boxes_closer_than_a_tile_on_the_floor_are_one_tile(apart_mm, tiles):
+    """Two tiles lying flat cannot have their centres closer than a tile's width: two boxes that close are one
+    tile boxed twice (left in, the twin is tracked as a second tile and its coming back later is taken for a
+    discard). Touching tiles, a width apart, stay two."""
+    cal = _plain_calibration()
+    reader = TableReader(cal, _Boxes(cal, [(450.0, 450.0, "up", "5D"), (450.0 + apart_mm, 450.0, "up", "5D")]))
+    reader._frame_index = 0
+    seen = reader._read(np.full((640, 700, 3), 120, np.uint8), [reader.regions["floor"]])
+    assert len(seen["floor"]) == tiles
+
+
 def test_a_floor_tile_boxed_as_a_back_and_then_read_face_up_is_no_new_discard():
     from vision.tracker import TileSeen, vote
 

@@ -53,7 +53,7 @@ STANDING_SHOWS = 0.4      # the share of a flat tile's area a standing tile show
 COUNT_PATIENCE_S = 3.0    # a standing-tile count must differ from the referee's this long to be reported
 DISCARD_SURE = 0.75       # a discard read less surely is also asked about: a wrong tile means a wrong claim
 SURE_CODE = 0.8           # a floor tile's code this sure that reading another there means a tile thrown onto it
-ROW_SAME = 0.6            # tile widths along a rack or wall row under which two boxes are one tile
+SAME_TILE = 0.6           # tile widths (along a row; any way on the floor) under which two boxes are one tile
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing: the model may lose a tile for long
@@ -99,6 +99,7 @@ class _Region:
     committed_at: int = -(10**9)        # frame of the last committed reading
     touched: bool = False               # motion or an arm over the region between the last two commits
     before: np.ndarray | None = None    # its top-down picture as of the commit before the last
+    kept: np.ndarray | None = None      # its picture before a resync dropped the references
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
@@ -365,6 +366,8 @@ class TableReader:
         for r in self.regions.values():
             r.needs_read, r.readings = True, []
             r.silent = r.silent or silent
+            ref = self.watch.views[r.name].ref
+            r.kept = ref if ref is not None else r.kept
         for v in self.watch.views.values():
             v.ref = None
         self.watch.prev = None
@@ -443,8 +446,7 @@ class TableReader:
         if backs and hasattr(self.model, "classify"):
             self._read_backs(frame, backs, out)
         for r in regions:
-            if r.kind != "floor":
-                out[r.name] = self._one_row(r.seat, out[r.name])
+            out[r.name] = self._one_each(r.seat, out[r.name])
         return out
 
     def _read_backs(self, frame: np.ndarray, backs: list[tuple[str, int, Any]], out: dict[str, list[TileSeen]]
@@ -458,17 +460,21 @@ class TableReader:
                 seen = out[name][i]
                 out[name][i] = TileSeen(seen.x, seen.y, "up", code, seen.score, score)
 
-    def _one_row(self, seat: int, seen: list[TileSeen]) -> list[TileSeen]:
-        """A wall, a rack slope and a rack top each hold one row of tiles side by side (a two-high stack shows
-        one tile from above), so two boxes closer than ROW_SAME x a tile's width along the row are one tile
-        seen twice (the detector can box a run of touching tiles in more than one way): keep the surer one."""
+    def _one_each(self, seat: int, seen: list[TileSeen]) -> list[TileSeen]:
+        """Two boxes closer than SAME_TILE x a tile's width are one tile seen twice (the detector can box a tile,
+        or a run of touching tiles, in more than one way): keep the surer one. A wall, a rack slope and a rack
+        top each hold one row of tiles side by side (a two-high stack shows one tile from above), so there the
+        distance is along the row. On the floor (``seat`` < 0) it is the plain distance: two tiles lying flat
+        cannot have their centres closer than a tile's width unless one lies on the other, which from above
+        is one tile. A twin box left in would be tracked as a second tile, and its coming and going on later
+        readings taken for discards."""
         size, w = self.cal.layout.size_mm, self.cal.layout.tile_w_mm
-        kept: list[tuple[float, TileSeen]] = []
+        kept: list[tuple[float, float, TileSeen]] = []
         for ts in sorted(seen, key=lambda ts: -ts.score):
-            u = table_to_seat(seat, ts.x, ts.y, size)[0]
-            if all(abs(u - ku) >= ROW_SAME * w for ku, _ in kept):
-                kept.append((u, ts))
-        return [ts for _, ts in kept]
+            u, v = (ts.x, ts.y) if seat < 0 else (table_to_seat(seat, ts.x, ts.y, size)[0], 0.0)
+            if all(np.hypot(u - ku, v - kv) >= SAME_TILE * w for ku, kv, _ in kept):
+                kept.append((u, v, ts))
+        return [ts for _, _, ts in kept]
 
     def _detect(self, frame: np.ndarray, area_mm: np.ndarray | None = None) -> tuple[list[Any], np.ndarray]:
         """One tile-model call over the table window around ``area_mm`` (points in table mm; None: the whole
@@ -547,7 +553,8 @@ class TableReader:
             return []
         r.readings, r.reads_without_agreement = [], 0
         r.needs_read = False
-        r.before = self.watch.views[r.name].ref
+        ref = self.watch.views[r.name].ref
+        r.before, r.kept = (ref if ref is not None else r.kept), None
         self.watch.set_reference(r.name, top)
         diff = r.tracks.commit(reading)
         r.touched, r.committed_at = r.last_touch > r.committed_at, idx
@@ -624,7 +631,10 @@ class TableReader:
     def _changed_under(self, r: _Region, tr: Track) -> bool:
         """Whether the table changed where ``tr`` lies since the region's reading before: a discard lands where
         there was felt, while a tile the model sees only now (a blank Soap it took for a back, one it kept
-        missing) was there all along. Without a picture from before (after a resync) it counts as changed."""
+        missing or lost for a reading) was there all along. After a resync the picture from before it is used,
+        brought to the new light by the ratio of the two pictures' medians (the felt's): a tile lost before a
+        light change or a bump and found after it is no discard. Without any picture from before it counts
+        as changed."""
         v = self.watch.views[r.name]
         if r.before is None or v.ref is None or r.before.shape != v.ref.shape:
             return True
@@ -632,10 +642,11 @@ class TableReader:
         cx, cy = tr.x / MM_PER_PX - v.rect[0], tr.y / MM_PER_PX - v.rect[1]
         x0, x1 = int(max(cx - half, 0)), int(min(cx + half + 1, v.ref.shape[1]))
         y0, y1 = int(max(cy - half, 0)), int(min(cy + half + 1, v.ref.shape[0]))
-        old, new = r.before[y0:y1, x0:x1], v.ref[y0:y1, x0:x1]
+        old, new = r.before[y0:y1, x0:x1].astype(np.float32), v.ref[y0:y1, x0:x1].astype(np.float32)
         if old.size == 0:
             return True
-        return np.count_nonzero(cv2.absdiff(old, new) > self.watch.delta) >= CHANGED_UNDER * old.size
+        gain = float(np.median(v.ref)) / max(float(np.median(r.before)), 1.0)
+        return np.count_nonzero(np.abs(gain * old - new) > self.watch.delta) >= CHANGED_UNDER * old.size
 
     def _may_rack(self, seat: int, t: float) -> bool:
         """Only the player in turn racks, or one who just took a tile off the floor (Mah Jongg on a discard; a
