@@ -178,7 +178,8 @@ def eval_haitaks(model: TileModel) -> dict:
         h, w = img.shape[:2]
         gts.append(np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
                              for cx, cy, bw, bh in boxes]).reshape(-1, 4))
-        ours.append(np.array([d.box for d in model.detect(img)]).reshape(-1, 4))
+        # The photos' labels are tile faces: a tile back (or a face taken for one) counts as no face found.
+        ours.append(np.array([d.box for d in model.detect(img) if d.face == "up"]).reshape(-1, 4))
         if mj_predict is not None:
             pim, pad = preprocess_image(Image.open(path))
             theirs.append(np.array([[d.x1, d.y1, d.x2, d.y2] for d in mj_predict(pim, pad)], float).reshape(-1, 4))
