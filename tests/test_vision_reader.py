@@ -154,6 +154,43 @@ def test_an_arm_over_a_rack_freezes_it_and_nothing_is_invented():
     assert [(e.type, e.seat) for e in events] == [("racked", 0)]
 
 
+def test_readings_agreeing_either_side_of_a_passing_motion_confirm_a_rack():
+    """A hand settling near the rack after racking moves now and then. A reading taken before such a motion and
+    one after it that agree show the row the same both times: the second confirms the first (a frame sooner
+    than two more readings would), which is where the window on a discard closes."""
+    cal = _plain_calibration()
+    cal.bands_fitted = True
+    rack = [(450 + k * 24 - 150, 880, "down", None) for k in range(13)]
+    det = _Boxes(cal, list(rack))
+    reads: list[int] = []
+    at = det.detect_at
+    det.detect_at = lambda idx, rect: reads.append(idx) or at(idx, rect)
+    reader = TableReader(cal, det)
+    rng = np.random.default_rng(2)
+
+    def noisy(img):                                 # bit-identical frames would be a frozen camera
+        return np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+
+    events = []
+    for i in range(30):
+        events += reader.process(noisy(_table_image(cal, rack)), i, i / 30)
+    det.tiles = rack + [(450 + 13 * 24 - 150, 880, "down", None)]       # East racks a 14th tile
+    racked = _table_image(cal, det.tiles)
+    finger = racked.copy()
+    (u, v), = cal.to_image(np.array([[660.0, 880.0]]))
+    cv2.rectangle(finger, (int(u - 6), int(v - 6)), (int(u + 6), int(v + 6)), (90, 140, 200), -1)
+    first_read = None
+    for i in range(30, 60):
+        moving = first_read is not None and i in (first_read + 1, first_read + 2)
+        events += reader.process(noisy(finger if moving else racked), i, i / 30)
+        if first_read is None and reads and reads[-1] == i:
+            first_read = i
+    assert first_read is not None, reads
+    after = [r for r in reads if r > first_read + 2]
+    assert [(e.type, e.seat) for e in events] == [("racked", 0)]
+    assert events[0].frame == after[0], (events[0].frame, reads)
+
+
 def test_edge_blob_is_an_arm_but_a_tile_is_not():
     cal = _plain_calibration()
     w = ChangeWatcher(cal)

@@ -396,7 +396,6 @@ class TableReader:
                 r.last_motion = idx
                 if not self.watch.no_previous:      # a resync's first frame has nothing to compare with
                     r.last_touch = idx
-                r.readings = []
                 r.healing = False
             # A standing tile seen from above shows only its top edge, about 0.4 of a flat tile.
             seen_px = tile_px * (STANDING_SHOWS if r.kind == "slope" else 1.0)
