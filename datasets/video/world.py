@@ -21,7 +21,9 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from datasets.synth.scene import TILE_W, PlacedTile
+import cv2
+
+from datasets.synth.scene import TILE_L, TILE_W, PlacedTile
 from datasets.video.script import Deal
 
 TABLE_MM = 900.0
@@ -265,8 +267,12 @@ class World:
         tile.z, tile.face, tile.angle_deg = 0.0, "up", self.rng.uniform(0, 360)
         self.floor.append(tile)
         self._event("discard_down", seat=seat, tile=code)
-        # The tile slides and turns a little as it is let go, while the hand pulls back.
+        # The tile slides and turns a little as it is let go, while the hand pulls back; it stops short of
+        # another tile rather than slide under or over it.
         dx, dy, da = self.rng.uniform(-25, 25), self.rng.uniform(-25, 25), self.rng.uniform(-30, 30)
+        s = next(s for s in (1.0, 0.75, 0.5, 0.25, 0.0)
+                 if s == 0.0 or not self._lands_on_another(tile, tile.x + s * dx, tile.y + s * dy, tile.angle_deg + da))
+        dx, dy = s * dx, s * dy
         back = self._rest(seat)
         start = self.arms[seat]
         for i in range(1, 6):
@@ -277,7 +283,9 @@ class World:
         yield from self._withdraw(seat)
 
     def _floor_spot(self, seat: int) -> tuple[float, float]:
-        """A free place on the discard floor, towards the discarder's side, sometimes touching another tile."""
+        """A free place on the discard floor, towards the discarder's side, sometimes touching another tile; on a
+        crowded floor the freest place found."""
+        best, best_gap = None, -1.0
         for _ in range(60):
             if self.floor and self.rng.random() < 0.3:
                 other = self.rng.choice(self.floor)
@@ -285,9 +293,24 @@ class World:
                 x, y = other.x + 30 * math.cos(a), other.y + 30 * math.sin(a)
             else:
                 x, y = seat_xy(seat, self.rng.uniform(-220, 220), self.rng.uniform(190, 440))
-            if max(abs(x), abs(y)) < 270 and all(math.hypot(x - t.x, y - t.y) > 40 for t in self.floor):
+            if max(abs(x), abs(y)) >= 270:
+                continue
+            gap = self._floor_gap(x, y)
+            if gap > 40:
                 return x, y
-        return seat_xy(seat, self.rng.uniform(-150, 150), self.rng.uniform(250, 400))
+            if gap > best_gap:
+                best, best_gap = (x, y), gap
+        return best if best is not None else seat_xy(seat, 0.0, 300.0)
+
+    def _floor_gap(self, x: float, y: float) -> float:
+        """Distance from (x, y) to the nearest tile centre on the floor."""
+        return min((math.hypot(x - t.x, y - t.y) for t in self.floor), default=math.inf)
+
+    def _lands_on_another(self, tile: PlacedTile, x: float, y: float, angle_deg: float) -> bool:
+        """Whether ``tile`` lying at (x, y, angle) would overlap another floor tile's footprint."""
+        mine = ((x, y), (TILE_W, TILE_L), angle_deg)
+        return any(cv2.rotatedRectangleIntersection(mine, ((t.x, t.y), (TILE_W, TILE_L), t.angle_deg))[0]
+                   != cv2.INTERSECT_NONE for t in self.floor if t is not tile)
 
     def _do_exposure(self, m: dict) -> Iterator[FrameState]:
         seat = m["seat"]
