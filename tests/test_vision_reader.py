@@ -571,6 +571,9 @@ def test_a_discard_read_unsurely_is_reported_and_asked_about(score, asked):
     reader.turn = 2
     floor = reader.regions["floor"]
     floor.touched = True
-    diff = floor.tracks.commit(vote([[TileSeen(450, 450, "up", "5C", tile_score=score)]] * 2, 5.0))
+    seen = TileSeen(450, 450, "up", "5C", tile_score=score, alts=("5C", "3C", "6C"))
+    diff = floor.tracks.commit(vote([[seen]] * 2, 5.0))
     out = reader._observe(floor, diff, 30, 1.0, 0.9, Expectation())
     assert [(o.type, o.seat) for o in out] == [("discard_down", 2)] + ([("ask_human", 2)] if asked else [])
+    if asked:       # the choices offered are the classifier's likeliest kinds
+        assert out[1].choices == ("5C", "3C", "6C")

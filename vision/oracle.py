@@ -26,6 +26,7 @@ class OracleDetection:
     tile: str | None
     score: float = 1.0
     tile_score: float | None = None
+    alts: tuple[str, ...] = ()
 
 
 class OracleDetector:

@@ -433,8 +433,9 @@ class TableReader:
                 if self._holds(r, d.face, x, y, size):
                     if d.face == "down" and r.kind in ("floor", "rack_top"):
                         backs.append((r.name, len(out[r.name]), d.box))
-                    out[r.name].append(TileSeen(float(x), float(y), d.face, d.tile if d.face == "up" else None,
-                                                float(d.score), d.tile_score))
+                    up = d.face == "up"
+                    out[r.name].append(TileSeen(float(x), float(y), d.face, d.tile if up else None,
+                                                float(d.score), d.tile_score, alts=d.alts if up else ()))
                     break
             else:
                 if d.face == "up":       # a rack top not being read whose tiles show over a slope: read it too
@@ -624,7 +625,8 @@ class TableReader:
         for old, tr in diff.recoded:
             if tr.face == "up" and tr.tile and tr.was_confidence < SURE_CODE and tr.id == last_id:
                 out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was discarded here?",
-                                       seat=last_seat, choices=tuple(c for c in (tr.tile, old) if c)))
+                                       seat=last_seat, choices=tuple(dict.fromkeys(c for c in (tr.tile, old, *tr.alts)
+                                                                                  if c))[:3]))
         return out
 
     def _changed_under(self, r: _Region, tr: Track) -> bool:

@@ -26,6 +26,7 @@ from models import MODELS_DIR
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
 SECOND_LOOK = 0.9   # a crop read less surely than this is read again turned half round (TileModel._run_classifier)
+ALTS = 3            # kinds a face-up detection names, likeliest first: the choices a person is offered when unsure
 SET_FILE = "set.json"
 #: Thresholds chosen on the validation split at export time (see datasets/train.py tune_thresholds).
 SETTINGS_FILE = "tile_model.json"
@@ -72,6 +73,7 @@ class Detection:
     tile: str | None
     score: float
     tile_score: float | None = None
+    alts: tuple[str, ...] = ()      # face up: the kinds the classifier found likeliest, ``tile`` first
 
     def to_json(self) -> dict:
         return {"box": [round(v, 1) for v in self.box], "face": self.face, "tile": self.tile,
@@ -368,16 +370,19 @@ class TileModel:
                     ) -> list[Detection]:
         """Detections for these boxes, the face-up ones read by the classifier in one batch."""
         up = np.nonzero(cls == 0)[0]
-        reads: dict[int, tuple[str, float]] = {}
+        reads: dict[int, tuple[str, float, tuple[str, ...]]] = {}
         if len(up):
-            crops = self.crops_for(frame, boxes[up])
-            reads = dict(zip(up.tolist(), self._read(*self._run_classifier(crops)), strict=True))
+            probs, emb = self._run_classifier(self.crops_for(frame, boxes[up]))
+            likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 1]
+            for k, (i, (code, s)) in enumerate(zip(up.tolist(), self._read(probs, emb), strict=True)):
+                ranked = [code] + [CLASSES[c] for c in likeliest[k]]
+                reads[i] = code, s, tuple(dict.fromkeys(c for c in ranked if c != "none"))[:ALTS]
         out = []
         for i in range(len(boxes)):
             box = tuple(float(v) for v in boxes[i])
             if cls[i] == 0:
-                code, s = reads[i]
-                out.append(Detection(box, "up", None if code == "none" else code, float(scores[i]), s))
+                code, s, alts = reads[i]
+                out.append(Detection(box, "up", None if code == "none" else code, float(scores[i]), s, alts))
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
         return out

@@ -27,7 +27,7 @@ class TileSeen:
     score: float = 1.0
     tile_score: float | None = None
     agree: float = 1.0          # share of the stable readings that named this code
-    alts: tuple[str, ...] = ()  # the codes the readings named, most likely first
+    alts: tuple[str, ...] = ()  # what it may be, most likely first (the readings' codes, the classifier's ranking)
 
     @property
     def key(self) -> tuple[str, str | None]:
@@ -123,8 +123,10 @@ def vote(readings: Sequence[Sequence[TileSeen]], max_dist: float, method: str = 
         ranked = sorted(named, key=lambda c: sum(named[c]), reverse=True)
         code = ranked[0]
         scores = named[code]
+        # What else it may be: the codes other readings named, then the classifier's own runners-up.
+        alts = tuple(dict.fromkeys(c for c in [*ranked, *seen.alts] if c))[:3]
         out.append(TileSeen(seen.x, seen.y, seen.face, code, seen.score, sum(scores) / len(scores),
-                            len(scores) / len(readings), tuple(c for c in ranked[:3] if c)))
+                            len(scores) / len(readings), alts))
     return out
 
 
