@@ -403,6 +403,36 @@ def test_a_standing_tile_missed_for_one_reading_is_no_rack_at_a_seat_not_in_turn
     assert [e.type for e in events] == (["racked"] if in_turn else [])
 
 
+def test_a_recalibration_keeps_the_floor_picture_from_before_the_bump():
+    """Moving the calibration with a bumped camera rebuilds the change watcher, which drops every region's
+    reference picture; the floor's is kept first, so a tile found on the floor after the bump is compared with
+    the floor as it was (in table coordinates, which the recalibration keeps lined up)."""
+    cal = _plain_calibration()
+    reader = TableReader(cal, _ViewModel())
+    frame = _table_image(cal, [(450.0, 450.0, "up", "5D"), (300.0, 600.0, "up", "E")])
+    assert not reader._check_shift(frame, 0, 0.0, [])                 # the picture to measure shifts from
+    picture = np.full((10, 10), 77, np.uint8)
+    reader.watch.views["floor"].ref = picture
+    shifted = np.roll(frame, (12, 16), axis=(0, 1))
+    out: list = []
+    assert reader._check_shift(shifted, 5, 0.2, out)
+    assert [o.problem for o in out] == ["bumped"]
+    assert reader.watch.views["floor"].ref is None and reader.regions["floor"].kept is picture
+
+
+def test_the_first_frames_of_a_bump_are_no_touch_of_the_floor():
+    """A bump shakes the picture for a frame or two before it can be told from an arm, and those frames count as
+    motion over every region. Once the disturbance is seen, they are forgotten: a floor tile re-read as another
+    kind after the bump would otherwise pass for a tile thrown onto it. An arm seen earlier still counts."""
+    reader = TableReader(_plain_calibration(), _ViewModel())
+    floor = reader.regions["floor"]
+    for f in (100, 416, 417):
+        floor.last_touch = f
+        floor.touches.append(f)
+    reader._disturbed(418)
+    assert floor.last_touch == 100 and reader.disturbed_since == 418
+
+
 @pytest.mark.parametrize("taker", [None, 1, 2])
 def test_a_row_grown_at_a_seat_not_in_turn_is_a_rack_only_after_that_seat_took_a_tile_off_the_floor(taker):
     """South is not in turn. A standing tile the model never saw before showing up in South's row (typically on

@@ -24,6 +24,7 @@ when the arms do not.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -61,6 +62,8 @@ SEATS = ("East", "South", "West", "North")
 BACK_READ_SURE = 0.7      # the classifier's score that turns a "face-down" floor or rack-top tile face up
 LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
 CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
+ONSET_S = 0.2             # a bump or a light change can pass for motion over regions this long before it is seen
+TOUCH_MEMORY = 64         # frames of touch kept per region, well over ONSET_S at any camera rate
 TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
 
 
@@ -96,6 +99,7 @@ class _Region:
     healing: bool = False               # read on the heal timer, nothing seen to change: adopt without events
     last_motion: int = -(10**9)
     last_touch: int = -(10**9)          # last frame with motion or an arm seen over it (not a resync's blank)
+    touches: deque[int] = field(default_factory=lambda: deque(maxlen=TOUCH_MEMORY))   # the last few such frames
     committed_at: int = -(10**9)        # frame of the last committed reading
     touched: bool = False               # motion or an arm over the region between the last two commits
     before: np.ndarray | None = None    # its top-down picture as of the commit before the last
@@ -263,8 +267,7 @@ class TableReader:
         if self.disturbed_since is None:
             if not (self.watch.brightness_jump(top) or self.watch.global_change()):
                 return False
-            self.disturbed_since = idx
-            self._still_since = idx
+            self._disturbed(idx)
         moving = self.watch.moving_px > MOVING_PX
         if moving:
             self._still_since = idx
@@ -292,6 +295,16 @@ class TableReader:
         self.last_index = idx
         return True
 
+    def _disturbed(self, idx: int) -> None:
+        """Freeze from ``idx`` on: a bump or a light change is under way. Its first frames, before it could be
+        told from an arm, were counted as touches of the regions; they are forgotten, or a floor tile re-read
+        as another kind after a bump would pass for a tile thrown onto it."""
+        self.disturbed_since = self._still_since = idx
+        onset = idx - round(ONSET_S * self.fps)
+        for r in self.regions.values():
+            if r.last_touch >= onset:
+                r.last_touch = max((f for f in r.touches if f < onset), default=-(10**9))
+
     def _check_markers(self, frame: np.ndarray, idx: int, t: float, out: list, settled: bool) -> bool:
         """Markers moved -> warn; once settled recalibrate from them. Returns True if recalibrated. Three
         markers are enough: a bump can push one out of the picture, and the fourth follows the other three."""
@@ -303,7 +316,7 @@ class TableReader:
             return False
         if not settled:
             if self.disturbed_since is None:
-                self.disturbed_since = self._still_since = idx   # freeze, then recalibrate when still
+                self._disturbed(idx)                      # freeze, then recalibrate when still
             return False
         if len(found) == 3:
             ids = sorted(found)
@@ -318,6 +331,7 @@ class TableReader:
             return False
         new.bands, new.bands_fitted = self.cal.bands, self.cal.bands_fitted
         self.cal = new
+        self._keep_pictures()
         self.watch.set_calibration(new)
         out.append(ev.CameraProblem(t, idx, 1.0, problem="bumped", resolved=True,
                                     detail=f"markers moved {moved:.1f} px; recalibrated"))
@@ -356,18 +370,26 @@ class TableReader:
             return False
         shift = np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
         self.cal.table_to_image = (shift @ self.cal.H).tolist()
+        self._keep_pictures()
         self.watch.set_calibration(self.cal)
         self._shift_ref = cur
         out.append(ev.CameraProblem(t, idx, min(1.0, 2 * response), problem="bumped", resolved=True,
                                     detail=f"picture shifted {np.hypot(dx, dy):.1f} px; calibration moved with it"))
         return True
 
+    def _keep_pictures(self) -> None:
+        """Keep each region's last reference picture before a recalibration or a resync drops it: a floor tile
+        found after a bump or a light change is compared with it (``_changed_under``). The pictures are in
+        table coordinates, so they still line up after the markers corrected a bump."""
+        for r in self.regions.values():
+            ref = self.watch.views[r.name].ref
+            r.kept = ref if ref is not None else r.kept
+
     def _resync(self, silent: bool = True) -> None:
+        self._keep_pictures()
         for r in self.regions.values():
             r.needs_read, r.readings = True, []
             r.silent = r.silent or silent
-            ref = self.watch.views[r.name].ref
-            r.kept = ref if ref is not None else r.kept
         for v in self.watch.views.values():
             v.ref = None
         self.watch.prev = None
@@ -396,6 +418,7 @@ class TableReader:
                 r.last_motion = idx
                 if not self.watch.no_previous:      # a resync's first frame has nothing to compare with
                     r.last_touch = idx
+                    r.touches.append(idx)
                 r.healing = False
             # A standing tile seen from above shows only its top edge, about 0.4 of a flat tile.
             seen_px = tile_px * (STANDING_SHOWS if r.kind == "slope" else 1.0)
@@ -549,7 +572,7 @@ class TableReader:
         if not r.silent and not same_reading(r.tracks.tracks, reading, tol) and self._camera_moved(frame, idx):
             r.readings = []             # the tiles did not move, the camera did: freeze and recalibrate
             if self.disturbed_since is None:
-                self.disturbed_since = self._still_since = idx
+                self._disturbed(idx)
             return []
         r.readings, r.reads_without_agreement = [], 0
         r.needs_read = False
