@@ -59,6 +59,9 @@ WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may r
 REAPPEAR_S = 5.0          # standing tiles gone without a move and back within this long were only hidden
 REAPPEAR_IDLE_S = 60.0    # the same at a seat not in turn, which racks nothing: the model may lose a tile for long
 SEATS = ("East", "South", "West", "North")
+#: Observations that are a seat's own move (what ``_last_move`` remembers).
+SEAT_MOVES = tuple(o.type for o in (ev.DiscardDown, ev.Picked, ev.Racked, ev.ExposurePlaced, ev.JokerExchanged,
+                                    ev.HandDisplayed))
 BACK_READ_SURE = 0.7      # the classifier's score that turns a "face-down" floor or rack-top tile face up
 LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
 CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
@@ -151,6 +154,7 @@ class TableReader:
         self._reported_counts: dict[int, tuple[int, int]] = {}
         self._count_since: dict[int, tuple[float, int, int]] = {}
         self._unexplained: dict[int, list[tuple[float, float, float, int]]] = {}  # seat -> (t, x, y, how many)
+        self._last_move: dict[int, str] = {}     # seat -> type of the last move observed of it (SEAT_MOVES)
         self._last_discard: tuple[int, int] | None = None   # (floor track id, seat) of the latest discard
         self._floor_taken: tuple[float, set[int]] = (-1e9, set())  # when a tile last left the floor; who may have
         self.stats = {"frames": 0, "detector_calls": 0, "regions_read": 0}
@@ -600,6 +604,8 @@ class TableReader:
             if any(tr.face == "up" for tr in diff.removed):
                 # Whose arms were out then: the taker is among them (a caller and the next player reach at once).
                 self._floor_taken = (t, set(self._arms(t_action, t)) or {self._actor(t_action, t)})
+                for seat in self._floor_taken[1]:        # a tile taken off the floor is a move of its taker
+                    self._last_move.pop(seat, None)
             out += self._recoded_on_floor(r, diff, idx, t)
             # (A tile seen as a back before and read face up now is the same tile read better: no throw.)
             thrown_onto = [tr for old, tr in diff.recoded
@@ -629,12 +635,19 @@ class TableReader:
         elif r.kind == "slope":
             # Tiles found and lost in one reading are the same tiles boxed elsewhere (or a tile moved within
             # the row), not a rack: a rack leaves the row one tile longer.
+            # Nor is a second one before the seat moves again (a pick, a discard, a call, a joker exchange, a
+            # tile taken off the floor): one pick, one rack. It is the model finding a standing tile it lost
+            # while reading the first (under the hand that racked it, or an arm resting near).
             grown = len(diff.added) - self._reappeared(r, diff, t) - len(diff.removed)
-            if grown > 0 and self._may_rack(r.seat, t):
+            again = self._last_move.get(r.seat) == ev.Racked.type
+            if grown > 0 and not again and self._may_rack(r.seat, t):
                 out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=grown, **kw))
                 self.turn = r.seat
         elif r.kind == "rack_top":
             out += self._rack_top(r, diff, idx, t, kw)
+        for o in out:
+            if o.type in SEAT_MOVES and o.seat >= 0:
+                self._last_move[o.seat] = o.type
         return out
 
     def _recoded_on_floor(self, r: _Region, diff, idx: int, t: float) -> list[ev.Observation]:
@@ -670,7 +683,8 @@ class TableReader:
         if old.size == 0:
             return True
         gain = float(np.median(v.ref)) / max(float(np.median(r.before)), 1.0)
-        return np.count_nonzero(np.abs(gain * old - new) > self.watch.delta) >= CHANGED_UNDER * old.size
+        relit = np.minimum(gain * old, 255.0)       # a white tile under a brighter light saturates, as the camera does
+        return np.count_nonzero(np.abs(relit - new) > self.watch.delta) >= CHANGED_UNDER * old.size
 
     def _may_rack(self, seat: int, t: float) -> bool:
         """Only the player in turn racks, or one who just took a tile off the floor (Mah Jongg on a discard; a
