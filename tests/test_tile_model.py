@@ -233,3 +233,22 @@ def test_a_close_up_is_detected_again_smaller_where_tiles_come_out_larger_than_t
         found += sum(max((_iou(b, t) for b in boxes), default=0.0) >= 0.5 for t in inside)
     assert n >= 25
     assert found >= 0.85 * n > found_one, f"{found} of {n} tiles boxed ({found_one} at one size)"
+
+
+@pytest.mark.parametrize("shape, side_px, passes", [
+    ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 8 px at the input, read again larger
+    ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
+    ((640, 640), 150.0, 2),      # a close-up: read again smaller
+    ((720, 1280), 55.0, 1),      # tiles the size the detector learnt
+])
+def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monkeypatch, shape, side_px, passes):
+    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found."""
+    calls = []
+
+    def boxes(img, native=False, conf=None):
+        calls.append(img.shape[:2])
+        return np.array([[10.0, 10.0, 10.0 + side_px, 10.0 + 1.3 * side_px]]), np.array([1]), np.array([0.9])
+
+    monkeypatch.setattr(model, "_boxes", boxes)
+    model.detect(np.zeros((*shape, 3), np.uint8))
+    assert len(calls) == passes

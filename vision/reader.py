@@ -43,7 +43,7 @@ from vision.calibration import (
 )
 from vision.change import MM_PER_PX, ChangeWatcher
 from vision.tile_model import TOPDOWN_PX_PER_MM, crop_square
-from vision.tracker import RegionTracks, TileSeen, Track, same_reading, vote
+from vision.tracker import ALTS, RegionTracks, TileSeen, Track, same_reading, vote
 
 MOTION_BUSY = 0.15        # tile areas of a region's pixels moving frame to frame that mark it busy
 CHANGE_DIRTY = 0.25       # tile areas differing from the reference that call for a re-read
@@ -661,8 +661,8 @@ class TableReader:
         for old, tr in diff.recoded:
             if tr.face == "up" and tr.tile and tr.was_confidence < SURE_CODE and tr.id == last_id:
                 out.append(ev.AskHuman(t, idx, tr.confidence, question="Which tile was discarded here?",
-                                       seat=last_seat, choices=tuple(dict.fromkeys(c for c in (tr.tile, old, *tr.alts)
-                                                                                  if c))[:3]))
+                                       seat=last_seat,
+                                       choices=tuple(dict.fromkeys(c for c in (tr.tile, old, *tr.alts) if c))[:ALTS]))
         return out
 
     def _changed_under(self, r: _Region, tr: Track) -> bool:

@@ -22,11 +22,11 @@ import onnxruntime as ort
 
 from engine.tiles import TILES
 from models import MODELS_DIR
+from vision.tracker import ALTS
 
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
 SECOND_LOOK = 0.9   # a crop read less surely than this is read again turned half round (TileModel._run_classifier)
-ALTS = 3            # kinds a face-up detection names, likeliest first: the choices a person is offered when unsure
 SET_FILE = "set.json"
 #: Thresholds chosen on the validation split at export time (see datasets/train.py tune_thresholds).
 SETTINGS_FILE = "tile_model.json"
@@ -341,16 +341,14 @@ class TileModel:
         boxes, cls, scores = self._boxes(frame_bgr)
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
-        if len(boxes) and not self._fixed:
-            side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * r
-            zoom = min(1 / r, TYPICAL_TILE_PX / max(side, 1.0)) if side < SMALL_TILE_PX else \
-                LARGE_ZOOM if side > LARGE_TILE_PX else None
-            if zoom is not None:
-                other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=cv2.INTER_AREA) \
-                    if zoom * r != 1 else frame_bgr
-                ob, oc, os_ = self._boxes(other, native=True)
-                if zoom > 1 or os_.sum() > scores.sum():
-                    boxes, cls, scores = ob * (w / other.shape[1]), oc, os_
+        plan = _other_size(boxes, r) if len(boxes) and not self._fixed else None
+        if plan is not None:
+            zoom, keep_surer = plan
+            other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=cv2.INTER_AREA) \
+                if zoom * r != 1 else frame_bgr
+            ob, oc, os_ = self._boxes(other, native=True)
+            if not keep_surer or os_.sum() > scores.sum():
+                boxes, cls, scores = ob * (w / other.shape[1]), oc, os_
         return self._read_faces(frame_bgr, boxes, cls, scores)
 
     def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
@@ -373,7 +371,7 @@ class TileModel:
         reads: dict[int, tuple[str, float, tuple[str, ...]]] = {}
         if len(up):
             probs, emb = self._run_classifier(self.crops_for(frame, boxes[up]))
-            likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 1]
+            likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 1]       # one more: "none" may be among them
             for k, (i, (code, s)) in enumerate(zip(up.tolist(), self._read(probs, emb), strict=True)):
                 ranked = [code] + [CLASSES[c] for c in likeliest[k]]
                 reads[i] = code, s, tuple(dict.fromkeys(c for c in ranked if c != "none"))[:ALTS]
@@ -386,6 +384,19 @@ class TileModel:
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
         return out
+
+
+def _other_size(boxes: np.ndarray, r: float) -> tuple[float, bool] | None:
+    """Whether ``detect`` reads a frame again at another size, from the first reading's boxes (frame px) and the
+    frame-to-input scale ``r``: (zoom relative to the input, keep the surer of the two readings) or None. Small
+    tiles are read larger (never past the frame's own resolution) and that reading replaces the first; large
+    tiles are read at LARGE_ZOOM and the smaller reading kept only if surer."""
+    side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * r
+    if side < SMALL_TILE_PX and r < 1:
+        return min(1 / r, TYPICAL_TILE_PX / max(side, 1.0)), False
+    if side > LARGE_TILE_PX:
+        return LARGE_ZOOM, True
+    return None
 
 
 def _check_image(img: np.ndarray) -> None:

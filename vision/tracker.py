@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: How many kinds a face-up tile's ``alts`` name, likeliest first: the choices a person is offered when unsure.
+ALTS = 3
+
 
 @dataclass
 class TileSeen:
@@ -124,7 +127,7 @@ def vote(readings: Sequence[Sequence[TileSeen]], max_dist: float, method: str = 
         code = ranked[0]
         scores = named[code]
         # What else it may be: the codes other readings named, then the classifier's own runners-up.
-        alts = tuple(dict.fromkeys(c for c in [*ranked, *seen.alts] if c))[:3]
+        alts = tuple(dict.fromkeys(c for c in [*ranked, *seen.alts] if c))[:ALTS]
         out.append(TileSeen(seen.x, seen.y, seen.face, code, seen.score, sum(scores) / len(scores),
                             len(scores) / len(readings), alts))
     return out
