@@ -154,6 +154,46 @@ def test_an_arm_over_a_rack_freezes_it_and_nothing_is_invented():
     assert [(e.type, e.seat) for e in events] == [("racked", 0)]
 
 
+def test_a_row_read_longer_is_a_rack_only_where_its_picture_changed_since_it_last_changed():
+    """East's model misses one of her 13 standing tiles. After her arm passes over the rack (a pick) it finds
+    it: the row is one longer, but its picture is as it was, so that is no rack. Then she really racks a 14th
+    tile, and the first reading after it misses the new tile too (that reading leaves the row as it was, though
+    its picture already shows the tile); the next reading finds it, compared with the picture from when the
+    row last changed: a rack."""
+    cal = _plain_calibration()
+    cal.bands_fitted = True
+    rack = [(450 + k * 24 - 150, 880, "down", None) for k in range(14)]
+    det = _Boxes(cal, rack[:5] + rack[6:13])                          # the model does not see tile 5
+    reader = TableReader(cal, det)
+    rng = np.random.default_rng(3)
+    events: list = []
+    frame = 0
+
+    def run(tiles, frames, arm=None):
+        nonlocal frame
+        for _ in range(frames):
+            img = _table_image(cal, tiles, arm=arm, level=80)
+            events.extend(reader.process(np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8),
+                                         frame, frame / 30))
+            frame += 1
+
+    arm = ((350, 640), (360, 500))
+    run(rack[:13], 30)
+    det.tiles = list(rack[:13])                                       # ... and sees it after the arm passed
+    run(rack[:13], 20, arm)
+    run(rack[:13], 30)
+    assert not events, events
+    assert len(reader.tiles("slope0")) == 13
+    det.tiles = list(rack[:13])                                       # East racks a 14th, unseen at first
+    run(rack, 20, arm)
+    run(rack, 30)
+    assert not events and len(reader.tiles("slope0")) == 13
+    det.tiles = list(rack)                                            # seen after a hand passes again
+    run(rack, 20, arm)
+    run(rack, 30)
+    assert [(e.type, e.seat) for e in events] == [("racked", 0)]
+
+
 def test_readings_agreeing_either_side_of_a_passing_motion_confirm_a_rack():
     """A hand settling near the rack after racking moves now and then. A reading taken before such a motion and
     one after it that agree show the row the same both times: the second confirms the first (a frame sooner
@@ -403,21 +443,22 @@ def test_a_standing_tile_missed_for_one_reading_is_no_rack_at_a_seat_not_in_turn
     assert [e.type for e in events] == (["racked"] if in_turn else [])
 
 
-def test_a_recalibration_keeps_the_floor_picture_from_before_the_bump():
+def test_a_recalibration_keeps_the_floor_picture_of_its_tiles():
     """Moving the calibration with a bumped camera rebuilds the change watcher, which drops every region's
-    reference picture; the floor's is kept first, so a tile found on the floor after the bump is compared with
-    the floor as it was (in table coordinates, which the recalibration keeps lined up)."""
+    reference picture. The picture of the floor from when its tiles last changed stays, so a tile found on the
+    floor after the bump is compared with the floor as it was (in table coordinates, which the recalibration
+    keeps lined up)."""
     cal = _plain_calibration()
     reader = TableReader(cal, _ViewModel())
     frame = _table_image(cal, [(450.0, 450.0, "up", "5D"), (300.0, 600.0, "up", "E")])
     assert not reader._check_shift(frame, 0, 0.0, [])                 # the picture to measure shifts from
     picture = np.full((10, 10), 77, np.uint8)
-    reader.watch.views["floor"].ref = picture
+    reader.watch.views["floor"].ref = reader.regions["floor"].pictured = picture
     shifted = np.roll(frame, (12, 16), axis=(0, 1))
     out: list = []
     assert reader._check_shift(shifted, 5, 0.2, out)
     assert [o.problem for o in out] == ["bumped"]
-    assert reader.watch.views["floor"].ref is None and reader.regions["floor"].kept is picture
+    assert reader.watch.views["floor"].ref is None and reader.regions["floor"].pictured is picture
 
 
 def test_the_first_frames_of_a_bump_are_no_touch_of_the_floor():
@@ -585,7 +626,8 @@ def test_a_floor_tile_first_read_after_a_light_change_is_a_discard_only_if_it_wa
             top[cy - 7:cy + 8, cx - 5:cx + 6] = face * level      # the tile, 23 x 31 mm or so
         return np.minimum(top, 255).astype(np.uint8)
 
-    view.ref, floor.silent = top_down(1.0, tile_before)[y0:y1, x0:x1], False    # the floor as last read
+    view.ref = floor.pictured = top_down(1.0, tile_before)[y0:y1, x0:x1]       # the floor as last changed
+    floor.silent = False
     reader._resync(silent=False)                  # the light changed: references dropped, re-read loudly
     assert view.ref is None and floor.silent is False
     brighter = top_down(1.25, True)

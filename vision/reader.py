@@ -65,6 +65,8 @@ SEAT_MOVES = tuple(o.type for o in (ev.DiscardDown, ev.Picked, ev.Racked, ev.Exp
 BACK_READ_SURE = 0.7      # the classifier's score that turns a "face-down" floor or rack-top tile face up
 LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
 CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
+ROW_CHANGED = 0.05        # ... for a row of standing tiles to have changed at all (dark backs on a dark rack
+                          # differ from it little: 0.08 was the least a real rack changed over the 20 HD games)
 ONSET_S = 0.2             # a bump or a light change can pass for motion over regions this long before it is seen
 TOUCH_MEMORY = 64         # frames of touch kept per region, well over ONSET_S at any camera rate
 TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
@@ -105,8 +107,8 @@ class _Region:
     touches: deque[int] = field(default_factory=lambda: deque(maxlen=TOUCH_MEMORY))   # the last few such frames
     committed_at: int = -(10**9)        # frame of the last committed reading
     touched: bool = False               # motion or an arm over the region between the last two commits
-    before: np.ndarray | None = None    # its top-down picture as of the commit before the last
-    kept: np.ndarray | None = None      # its picture before a resync dropped the references
+    pictured: np.ndarray | None = None  # its top-down picture when its tiles last changed: what ``tracks`` show
+    before: np.ndarray | None = None    # ``pictured`` as it was before the last commit
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
@@ -335,7 +337,6 @@ class TableReader:
             return False
         new.bands, new.bands_fitted = self.cal.bands, self.cal.bands_fitted
         self.cal = new
-        self._keep_pictures()
         self.watch.set_calibration(new)
         out.append(ev.CameraProblem(t, idx, 1.0, problem="bumped", resolved=True,
                                     detail=f"markers moved {moved:.1f} px; recalibrated"))
@@ -374,23 +375,13 @@ class TableReader:
             return False
         shift = np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
         self.cal.table_to_image = (shift @ self.cal.H).tolist()
-        self._keep_pictures()
         self.watch.set_calibration(self.cal)
         self._shift_ref = cur
         out.append(ev.CameraProblem(t, idx, min(1.0, 2 * response), problem="bumped", resolved=True,
                                     detail=f"picture shifted {np.hypot(dx, dy):.1f} px; calibration moved with it"))
         return True
 
-    def _keep_pictures(self) -> None:
-        """Keep each region's last reference picture before a recalibration or a resync drops it: a floor tile
-        found after a bump or a light change is compared with it (``_changed_under``). The pictures are in
-        table coordinates, so they still line up after the markers corrected a bump."""
-        for r in self.regions.values():
-            ref = self.watch.views[r.name].ref
-            r.kept = ref if ref is not None else r.kept
-
     def _resync(self, silent: bool = True) -> None:
-        self._keep_pictures()
         for r in self.regions.values():
             r.needs_read, r.readings = True, []
             r.silent = r.silent or silent
@@ -580,9 +571,14 @@ class TableReader:
             return []
         r.readings, r.reads_without_agreement = [], 0
         r.needs_read = False
-        ref = self.watch.views[r.name].ref
-        r.before, r.kept = (ref if ref is not None else r.kept), None
         self.watch.set_reference(r.name, top)
+        # The picture to tell a tile put down from one the model missed so far is the one from when the tiles
+        # last changed, not from the last reading: a reading that missed a new tile leaves the tracks as they
+        # were, and its picture already shows the tile. It is in table coordinates, so it still lines up after
+        # a bump the markers corrected, and it outlives the resync after a light change.
+        r.before = r.pictured
+        if r.pictured is None or not same_reading(r.tracks.tracks, reading, tol):
+            r.pictured = self.watch.views[r.name].ref
         diff = r.tracks.commit(reading)
         r.touched, r.committed_at = r.last_touch > r.committed_at, idx
         t_action = r.change_start_t if r.change_start_t is not None else t
@@ -638,9 +634,10 @@ class TableReader:
             # Nor is a second one before the seat moves again (a pick, a discard, a call, a joker exchange, a
             # tile taken off the floor): one pick, one rack. It is the model finding a standing tile it lost
             # while reading the first (under the hand that racked it, or an arm resting near).
+            # Nor is a row found longer whose picture did not change: the tile was standing there all along.
             grown = len(diff.added) - self._reappeared(r, diff, t) - len(diff.removed)
             again = self._last_move.get(r.seat) == ev.Racked.type
-            if grown > 0 and not again and self._may_rack(r.seat, t):
+            if grown > 0 and not again and self._may_rack(r.seat, t) and self._row_changed(r):
                 out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=grown, **kw))
                 self.turn = r.seat
         elif r.kind == "rack_top":
@@ -666,25 +663,40 @@ class TableReader:
         return out
 
     def _changed_under(self, r: _Region, tr: Track) -> bool:
-        """Whether the table changed where ``tr`` lies since the region's reading before: a discard lands where
-        there was felt, while a tile the model sees only now (a blank Soap it took for a back, one it kept
-        missing or lost for a reading) was there all along. After a resync the picture from before it is used,
-        brought to the new light by the ratio of the two pictures' medians (the felt's): a tile lost before a
-        light change or a bump and found after it is no discard. Without any picture from before it counts
-        as changed."""
+        """Whether the table changed where ``tr`` lies since the region's tiles last changed (``before``): a
+        discard lands where there was felt, while a tile the model sees only now (a blank Soap it took for a
+        back, one it kept missing or lost for a reading) was there all along."""
+        return self._changed_share(r, tr) >= CHANGED_UNDER
+
+    def _changed_share(self, r: _Region, tr: Track) -> float:
+        """The share of the tile-sized square around ``tr`` that differs from the region's picture from when
+        its tiles last changed. The old picture is brought to the new light by the median ratio of new to old
+        pixel over the region (most of it did not change, so that is the light's own ratio, even where tiles
+        cover most of the region): a tile lost before a light change and found after it shows no change.
+        Without any picture from before, everything counts as changed."""
         v = self.watch.views[r.name]
         if r.before is None or v.ref is None or r.before.shape != v.ref.shape:
-            return True
+            return 1.0
         half = 0.5 * self.cal.layout.tile_w_mm / MM_PER_PX
         cx, cy = tr.x / MM_PER_PX - v.rect[0], tr.y / MM_PER_PX - v.rect[1]
         x0, x1 = int(max(cx - half, 0)), int(min(cx + half + 1, v.ref.shape[1]))
         y0, y1 = int(max(cy - half, 0)), int(min(cy + half + 1, v.ref.shape[0]))
         old, new = r.before[y0:y1, x0:x1].astype(np.float32), v.ref[y0:y1, x0:x1].astype(np.float32)
         if old.size == 0:
-            return True
-        gain = float(np.median(v.ref)) / max(float(np.median(r.before)), 1.0)
+            return 1.0
+        gain = float(np.median(v.ref.astype(np.float32) / np.maximum(r.before, 1)))
         relit = np.minimum(gain * old, 255.0)       # a white tile under a brighter light saturates, as the camera does
-        return np.count_nonzero(np.abs(relit - new) > self.watch.delta) >= CHANGED_UNDER * old.size
+        return np.count_nonzero(np.abs(relit - new) > self.watch.delta) / old.size
+
+    def _row_changed(self, r: _Region) -> bool:
+        """Whether the picture changed under any tile of a row of standing tiles since the row last changed. A
+        rack puts a tile where there was none (at the row's end, or in a gap the player opens by pushing the
+        others along), so somewhere under the new row the picture differs; a standing tile the model missed
+        and now finds leaves the picture as it was. The check is over the whole row rather than the track the
+        tracker calls new, because a tile pushed in mid-row can leave the tracker matching old tiles to new
+        places. A standing tile shows little of itself from above, and a dark back on a dark rack differs from
+        it by little, hence the low share (``ROW_CHANGED``): a row the model merely read better shows none."""
+        return any(self._changed_share(r, tr) >= ROW_CHANGED for tr in r.tracks.tracks)
 
     def _may_rack(self, seat: int, t: float) -> bool:
         """Only the player in turn racks, or one who just took a tile off the floor (Mah Jongg on a discard; a
