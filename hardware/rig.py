@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import serial
@@ -65,8 +66,9 @@ class EmulatorRig:
     kind = "sim"
     port = "sim"
 
-    def __init__(self) -> None:
-        self.board = BoardEmulator()
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock`` drives the board's time (a test can hold it still to order a press and a hold exactly)."""
+        self.board = BoardEmulator(clock)
         self._generation = 0
         self._plugged = True
 

@@ -349,19 +349,40 @@ def test_a_hold_is_one_undo_when_its_press_claimed_nothing(sim_board):
     assert board.state().window == "green"
 
 
-def test_a_hold_after_play_went_on_undoes_nothing_and_says_so(sim_board):
-    from hardware.protocol import HOLD_MS
+class _BoardClock:
+    """The emulated board's time, moved only by the test: a press and its hold then come in a set order
+    against the host's steps, however loaded the host is."""
 
-    board = sim_board
-    a, _ = make(board=board, display=FakeDisplay())
-    a.start_game(0.0)
-    a.observe(game_observations()[:1])
-    a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
-    board.rig.press(2, hold_ms=HOLD_MS + 300)  # West's press is a call ...
-    assert _pump_until(a, lambda: any(r.kind == "claim_pending" for r in a.rulings))
-    a.request({"action": "claim", "seat": 3, "purpose": "mahjong"})  # ... North calls after it ...
-    a.handle_requests()
-    before = list(a.referee.events)
-    # ... and only then does West's press become a hold: undoing now would remove North's call.
-    assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
-    assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
+    pytest.importorskip("hardware.driver")
+    from hardware.driver import attach
+    from hardware.protocol import HOLD_MS
+    from hardware.rig import EmulatorRig
+
+    clock = _BoardClock()
+    board = attach(EmulatorRig(clock))
+    try:
+        assert board.wait_ready(5)
+        a, _ = make(board=board, display=FakeDisplay())
+        a.start_game(0.0)
+        a.observe(game_observations()[:1])
+        a.t = 5.0  # margin: the press is dated back by its delivery time, which a loaded host stretches
+        board.rig.press(2, hold_ms=HOLD_MS + 300)  # West's press is a call ...
+        clock.now += 0.1
+        assert _pump_until(a, lambda: any(r.kind == "claim_pending" for r in a.rulings))
+        a.request({"action": "claim", "seat": 3, "purpose": "mahjong"})  # ... North calls after it ...
+        a.handle_requests()
+        before = list(a.referee.events)
+        # ... and only then does West's press become a hold: undoing now would remove North's call.
+        clock.now += HOLD_MS / 1000
+        assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
+        assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
+    finally:
+        board.close()
