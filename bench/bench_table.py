@@ -38,8 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from datasets.video.generate import generate_game  # noqa: E402
+from vision.calibration import calibrate_frame  # noqa: E402
 from vision.events import read_log  # noqa: E402
 from vision.oracle import OracleDetector  # noqa: E402
+from vision.reader import TableReader  # noqa: E402
 from vision.recording import frames as video_frames  # noqa: E402
 from vision.recording import meta_for  # noqa: E402
 from vision.replay import read_frames  # noqa: E402
@@ -117,7 +119,10 @@ def rss_mb() -> float:
 
 
 def memory(video: Path, hours: float) -> dict:
-    """Loop one game's frames for ``hours`` of table time through one reader; RSS every 10 table minutes."""
+    """Loop one game's frames for ``hours`` of table time through one reader; RSS every 10 table minutes. The
+    frames go to ``TableReader.process`` one by one as the live pipeline sends them, and nothing per frame is
+    kept here: ``read_frames`` keeps every event and a cost per frame (7 MB over 2 h), which would be measured
+    as the reader's growth."""
     meta = meta_for(video) or {}
     fps = meta.get("fps", 30.0)
     base = oracle_for(video)
@@ -141,7 +146,9 @@ def memory(video: Path, hours: float) -> dict:
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    read_frames(tqdm(frames(), total=total, desc="long recording", unit="frame", mininterval=5), Looped())
+    reader = TableReader(calibrate_frame(clip[0]), Looped())
+    for frame, idx, t in tqdm(frames(), total=total, desc="long recording", unit="frame", mininterval=5):
+        reader.process(frame, idx, t)
     samples.append((total / fps / 60, rss_mb()))
     after_first = [m for t, m in samples if t >= 10]
     return {"table_hours": hours, "frames": total, "wall_s": time.perf_counter() - t0,
