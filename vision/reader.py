@@ -666,27 +666,7 @@ class TableReader:
         """Whether the table changed where ``tr`` lies since the region's tiles last changed (``before``): a
         discard lands where there was felt, while a tile the model sees only now (a blank Soap it took for a
         back, one it kept missing or lost for a reading) was there all along."""
-        return self._changed_share(r, tr) >= CHANGED_UNDER
-
-    def _changed_share(self, r: _Region, tr: Track) -> float:
-        """The share of the tile-sized square around ``tr`` that differs from the region's picture from when
-        its tiles last changed. The old picture is brought to the new light by the median ratio of new to old
-        pixel over the region (most of it did not change, so that is the light's own ratio, even where tiles
-        cover most of the region): a tile lost before a light change and found after it shows no change.
-        Without any picture from before, everything counts as changed."""
-        v = self.watch.views[r.name]
-        if r.before is None or v.ref is None or r.before.shape != v.ref.shape:
-            return 1.0
-        half = 0.5 * self.cal.layout.tile_w_mm / MM_PER_PX
-        cx, cy = tr.x / MM_PER_PX - v.rect[0], tr.y / MM_PER_PX - v.rect[1]
-        x0, x1 = int(max(cx - half, 0)), int(min(cx + half + 1, v.ref.shape[1]))
-        y0, y1 = int(max(cy - half, 0)), int(min(cy + half + 1, v.ref.shape[0]))
-        old, new = r.before[y0:y1, x0:x1].astype(np.float32), v.ref[y0:y1, x0:x1].astype(np.float32)
-        if old.size == 0:
-            return 1.0
-        gain = float(np.median(v.ref.astype(np.float32) / np.maximum(r.before, 1)))
-        relit = np.minimum(gain * old, 255.0)       # a white tile under a brighter light saturates, as the camera does
-        return np.count_nonzero(np.abs(relit - new) > self.watch.delta) / old.size
+        return self._share_under(r, tr, self._changed_pixels(r)) >= CHANGED_UNDER
 
     def _row_changed(self, r: _Region) -> bool:
         """Whether the picture changed under any tile of a row of standing tiles since the row last changed. A
@@ -696,7 +676,34 @@ class TableReader:
         tracker calls new, because a tile pushed in mid-row can leave the tracker matching old tiles to new
         places. A standing tile shows little of itself from above, and a dark back on a dark rack differs from
         it by little, hence the low share (``ROW_CHANGED``): a row the model merely read better shows none."""
-        return any(self._changed_share(r, tr) >= ROW_CHANGED for tr in r.tracks.tracks)
+        changed = self._changed_pixels(r)
+        return any(self._share_under(r, tr, changed) >= ROW_CHANGED for tr in r.tracks.tracks)
+
+    def _changed_pixels(self, r: _Region) -> np.ndarray | None:
+        """Which pixels of the region differ from its picture from when its tiles last changed, or None without
+        such a picture. The old picture is brought to the new light by the median ratio of new to old pixel
+        over the region (most of it did not change, so that is the light's own ratio, even where tiles cover
+        most of the region): a tile lost before a light change and found after it shows no change."""
+        v = self.watch.views[r.name]
+        if r.before is None or v.ref is None or r.before.shape != v.ref.shape:
+            return None
+        old, new = r.before.astype(np.float32), v.ref.astype(np.float32)
+        gain = float(np.median(new / np.maximum(old, 1.0)))
+        relit = np.minimum(gain * old, 255.0)       # a white tile under a brighter light saturates, as the camera does
+        return np.abs(relit - new) > self.watch.delta
+
+    def _share_under(self, r: _Region, tr: Track, changed: np.ndarray | None) -> float:
+        """The share of the tile-sized square around ``tr`` among the ``changed`` pixels (all of it without a
+        picture to compare with)."""
+        if changed is None:
+            return 1.0
+        x0r, y0r = self.watch.views[r.name].rect[:2]
+        half = 0.5 * self.cal.layout.tile_w_mm / MM_PER_PX
+        cx, cy = tr.x / MM_PER_PX - x0r, tr.y / MM_PER_PX - y0r
+        x0, x1 = int(max(cx - half, 0)), int(min(cx + half + 1, changed.shape[1]))
+        y0, y1 = int(max(cy - half, 0)), int(min(cy + half + 1, changed.shape[0]))
+        square = changed[y0:y1, x0:x1]
+        return float(np.count_nonzero(square)) / square.size if square.size else 1.0
 
     def _may_rack(self, seat: int, t: float) -> bool:
         """Only the player in turn racks, or one who just took a tile off the floor (Mah Jongg on a discard; a
