@@ -322,6 +322,82 @@ def test_winning_tile_racked_under_the_hand_that_lays_it_down_is_reported(rack_s
     assert sorted(events[1].tiles) == sorted(codes)
 
 
+class _Table:
+    """East's corner of a table, drawn frame by frame with noise, read by a model that sees every tile but the
+    standing ones (a far rack whose standing tiles show the model a few pixels of edge)."""
+
+    RACK = [(450 + k * 24 - 150, 880, "down", None) for k in range(14)]      # East's standing tiles
+    WALL = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]          # East's wall
+    ARM = ((350, 640), (360, 500))                                             # from East's edge over her rack
+
+    def __init__(self, seed: int) -> None:
+        self.cal = _plain_calibration()
+        self.cal.bands_fitted = True
+        self.det = _Boxes(self.cal, [])
+        self.reader = TableReader(self.cal, self.det)
+        self.rng = np.random.default_rng(seed)
+        self.frame = 0
+        self.events: list = []
+
+    def show(self, tiles, frames, arm=None) -> None:
+        self.det.tiles = [t for t in tiles if t not in self.RACK]
+        for _ in range(frames):
+            img = _table_image(self.cal, tiles, arm=arm)
+            noisy = np.clip(img + self.rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+            self.events += self.reader.process(noisy, self.frame, self.frame / 30)
+            self.frame += 1
+
+    def moves(self) -> list[tuple[str, int]]:
+        return [(e.type, e.seat) for e in self.events]
+
+
+@pytest.mark.parametrize("then", ["racks", "throws it", "racks and shuffles"])
+def test_a_rack_the_model_cannot_see_is_read_from_the_picture_of_the_slope(then):
+    """East picks. The model sees none of her standing tiles, yet when she racks the tile, the slope's picture
+    differs from its picture at the pick in one tile-sized patch: a rack, reported less surely than a rack seen.
+    Throwing the picked tile at once leaves the slope as it was: no rack. A tile moved along the row after the
+    rack is no second rack."""
+    table = _Table(seed=4)
+    hand, wall = table.RACK[:13], table.WALL
+    table.show(hand + wall, 30)
+    table.show(hand + wall[:-1], 10, arm=table.ARM)                          # the pick
+    table.show(hand + wall[:-1], 30)
+    if then == "throws it":
+        table.show(hand + wall[:-1] + [(450, 450, "up", "5D")], 10, arm=table.ARM)
+        table.show(hand + wall[:-1] + [(450, 450, "up", "5D")], 30)
+        assert table.moves() == [("picked", 0), ("discard_down", 0)]
+        return
+    table.show(table.RACK + wall[:-1], 10, arm=table.ARM)                    # the rack
+    table.show(table.RACK + wall[:-1], 30)
+    if then == "racks and shuffles":
+        shuffled = table.RACK[:3] + table.RACK[4:] + [(450 + 14 * 24 - 150, 880, "down", None)]
+        table.show(shuffled + wall[:-1], 10, arm=table.ARM)
+        table.show(shuffled + wall[:-1], 30)
+    assert table.moves() == [("picked", 0), ("racked", 0)]
+    assert table.events[1].confidence < 0.9 and table.events[1].count == 1
+
+
+@pytest.mark.parametrize("got_it", ["picked", "off the floor"])
+def test_a_winning_tile_racked_unseen_joins_the_hand_laid_down(got_it):
+    """East gets her winning tile (a pick, or the discard she calls for Mah Jongg), racks it under the arm that
+    then lays her hand face up. The model sees none of her standing tiles, so no count of them tells a tile
+    joined the hand; what she did does: she got a tile, racked none that was seen, and shows 14."""
+    table = _Table(seed=5)
+    hand, wall, discard = table.RACK[:13], table.WALL, [(450, 450, "up", "5D")]
+    codes = ["1B", "1B", "1B", "2C", "2C", "2C", "3D", "3D", "3D", "N", "N", "N", "5D", "J"]
+    shown = [(450 + k * 24 - 170, 830, "up", code) for k, code in enumerate(codes)]    # on East's rack top
+    table.show(hand + wall + discard, 30)
+    reach = ((350, 640), (350, 300)) if got_it == "off the floor" else table.ARM
+    left = wall[:-1] + discard if got_it == "picked" else wall
+    table.show(hand + left, 10, arm=reach)
+    table.show(hand + left, 30)
+    table.show(table.RACK + left, 20, arm=table.ARM)                          # racked under the arm ...
+    table.show(shown + left, 15, arm=table.ARM)                               # ... that lays the hand down
+    table.show(shown + left, 40)
+    got = [("picked", 0)] if got_it == "picked" else []
+    assert table.moves() == got + [("racked", 0), ("hand_displayed", 0)], table.events
+
+
 def test_picks_name_the_wall_end_as_its_owner_sees_it():
     """``picked.end`` is what a wrong-end pick is judged by; the generated games only ever pick from East's right
     end, so both ends of two walls are checked here, then a tile from the middle and the ends of the two runs

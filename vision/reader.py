@@ -67,6 +67,8 @@ LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack to
 CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
 ROW_CHANGED = 0.05        # ... for a row of standing tiles to have changed at all (dark backs on a dark rack
                           # differ from it little: 0.08 was the least a real rack changed over the 20 HD games)
+RACK_PICTURED = 0.4       # share of a tile-sized square of a slope changed since its seat's pick: a tile racked
+                          # (real racks 0.73-1.0 over the HD games, a hand hovering near the rack up to 0.2)
 ONSET_S = 0.2             # a bump or a light change can pass for motion over regions this long before it is seen
 TOUCH_MEMORY = 64         # frames of touch kept per region, well over ONSET_S at any camera rate
 TAKEN_FROM_FLOOR_S = 10.0 # a tile taken off the floor this recently may be racked out of turn (Mah Jongg on it)
@@ -157,6 +159,7 @@ class TableReader:
         self._count_since: dict[int, tuple[float, int, int]] = {}
         self._unexplained: dict[int, list[tuple[float, float, float, int]]] = {}  # seat -> (t, x, y, how many)
         self._last_move: dict[int, str] = {}     # seat -> type of the last move observed of it (SEAT_MOVES)
+        self._slope_at_pick: dict[int, np.ndarray | None] = {}  # seat -> its slope's picture at its last pick
         self._last_discard: tuple[int, int] | None = None   # (floor track id, seat) of the latest discard
         self._floor_taken: tuple[float, set[int]] = (-1e9, set())  # when a tile last left the floor; who may have
         self.stats = {"frames": 0, "detector_calls": 0, "regions_read": 0}
@@ -304,8 +307,11 @@ class TableReader:
     def _disturbed(self, idx: int) -> None:
         """Freeze from ``idx`` on: a bump or a light change is under way. Its first frames, before it could be
         told from an arm, were counted as touches of the regions; they are forgotten, or a floor tile re-read
-        as another kind after a bump would pass for a tile thrown onto it."""
+        as another kind after a bump would pass for a tile thrown onto it. The slopes' pictures from the last
+        picks are retaken at their next reading: after a light change or a recalibration a slope differs from
+        them a little everywhere, which must not pass for a rack."""
         self.disturbed_since = self._still_since = idx
+        self._slope_at_pick = dict.fromkeys(self._slope_at_pick)
         onset = idx - round(ONSET_S * self.fps)
         for r in self.regions.values():
             if r.last_touch >= onset:
@@ -586,7 +592,7 @@ class TableReader:
         if r.silent or r.healing:
             r.silent = r.healing = False
             return []
-        if not diff:
+        if not diff and r.kind != "slope":      # (a slope may have changed where the model sees no tile)
             return []
         return self._observe(r, diff, idx, t, t_action, exp)
 
@@ -628,6 +634,7 @@ class TableReader:
                 out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, **kw))
                 if seat >= 0:
                     self.turn = seat
+                    self._slope_at_pick[seat] = self.watch.views[f"slope{seat}"].ref
         elif r.kind == "slope":
             # Tiles found and lost in one reading are the same tiles boxed elsewhere (or a tile moved within
             # the row), not a rack: a rack leaves the row one tile longer.
@@ -640,6 +647,9 @@ class TableReader:
             if grown > 0 and not again and self._may_rack(r.seat, t) and self._row_changed(r):
                 out.append(ev.Racked(t, idx, 0.9, seat=r.seat, count=grown, **kw))
                 self.turn = r.seat
+            elif self._racked_unseen(r):
+                out.append(ev.Racked(t, idx, 0.6, seat=r.seat, count=1, **kw))
+                r.pictured = self.watch.views[r.name].ref
         elif r.kind == "rack_top":
             out += self._rack_top(r, diff, idx, t, kw)
         for o in out:
@@ -662,11 +672,32 @@ class TableReader:
                                        choices=tuple(dict.fromkeys(c for c in (tr.tile, old, *tr.alts) if c))[:ALTS]))
         return out
 
+    def _racked_unseen(self, r: _Region) -> bool:
+        """Whether the seat in turn, having picked and racked nothing yet, has put a tile on its rack that the
+        tile model does not see. Standing tiles show a few pixels of edge from above, and on a far or side rack of
+        a tilted camera the model can miss most of a row (dark backs on a dark rack the worst). The pixels still
+        tell: somewhere on the slope a tile-sized patch differs from the slope's picture when the pick was seen.
+        Between a pick and a rack nothing else changes a slope for good (an arm passing leaves it as it was; a
+        picked tile discarded at once never touches it), and the seat's next move ends the wait."""
+        seat = r.seat
+        if self._last_move.get(seat) != ev.Picked.type or seat != self.turn or seat not in self._slope_at_pick:
+            return False
+        old = self._slope_at_pick[seat]
+        if old is None:                 # a disturbance since the pick: compare with the slope as read after it
+            self._slope_at_pick[seat] = self.watch.views[r.name].ref
+            return False
+        changed = self._changed_pixels(r, old)
+        if changed is None:
+            return False
+        side = max(1, round(self.cal.layout.tile_w_mm / MM_PER_PX))
+        share = cv2.blur(changed.astype(np.float32), (side, side), borderType=cv2.BORDER_CONSTANT)
+        return float(share.max()) >= RACK_PICTURED
+
     def _changed_under(self, r: _Region, tr: Track) -> bool:
         """Whether the table changed where ``tr`` lies since the region's tiles last changed (``before``): a
         discard lands where there was felt, while a tile the model sees only now (a blank Soap it took for a
         back, one it kept missing or lost for a reading) was there all along."""
-        return self._share_under(r, tr, self._changed_pixels(r)) >= CHANGED_UNDER
+        return self._share_under(r, tr, self._changed_pixels(r, r.before)) >= CHANGED_UNDER
 
     def _row_changed(self, r: _Region) -> bool:
         """Whether the picture changed under any tile of a row of standing tiles since the row last changed. A
@@ -676,18 +707,19 @@ class TableReader:
         tracker calls new, because a tile pushed in mid-row can leave the tracker matching old tiles to new
         places. A standing tile shows little of itself from above, and a dark back on a dark rack differs from
         it by little, hence the low share (``ROW_CHANGED``): a row the model merely read better shows none."""
-        changed = self._changed_pixels(r)
+        changed = self._changed_pixels(r, r.before)
         return any(self._share_under(r, tr, changed) >= ROW_CHANGED for tr in r.tracks.tracks)
 
-    def _changed_pixels(self, r: _Region) -> np.ndarray | None:
-        """Which pixels of the region differ from its picture from when its tiles last changed, or None without
-        such a picture. The old picture is brought to the new light by the median ratio of new to old pixel
-        over the region (most of it did not change, so that is the light's own ratio, even where tiles cover
-        most of the region): a tile lost before a light change and found after it shows no change."""
+    def _changed_pixels(self, r: _Region, old: np.ndarray | None) -> np.ndarray | None:
+        """Which pixels of the region differ now from an ``old`` picture of it (that from when its tiles last
+        changed, or from a pick), or None without one. The old picture is brought to the new light by the median
+        ratio of new to old pixel over the region (most of it did not change, so that is the light's own ratio,
+        even where tiles cover most of the region): a tile lost before a light change and found after it shows
+        no change."""
         v = self.watch.views[r.name]
-        if r.before is None or v.ref is None or r.before.shape != v.ref.shape:
+        if old is None or v.ref is None or old.shape != v.ref.shape:
             return None
-        old, new = r.before.astype(np.float32), v.ref.astype(np.float32)
+        old, new = old.astype(np.float32), v.ref.astype(np.float32)
         gain = float(np.median(new / np.maximum(old, 1.0)))
         relit = np.minimum(gain * old, 255.0)       # a white tile under a brighter light saturates, as the camera does
         return np.abs(relit - new) > self.watch.delta
@@ -743,13 +775,21 @@ class TableReader:
         return back
 
     def _winning_tile_unseen(self, seat: int, diff, t: float) -> bool:
-        """Whether the hand just laid face up holds exactly one tile more than ``seat``'s rack was seen holding
-        standing: the winning tile (a pick, or the discard called for Mah Jongg) joined the hand unseen. A winner
-        typically racks it and lays the hand down without the arm ever leaving the rack, so the slope is never
-        still between the two, and the rack can fall in dropped frames too. The standing tiles are the slope's
-        committed ones plus those it lost moments ago without a move (it may commit the hand going down before
+        """Whether the winning tile (a pick, or the discard called for Mah Jongg) joined the hand just laid face
+        up without its rack being seen. A winner typically racks it and lays the hand down without the arm ever
+        leaving the rack, so the slope is never still between the two, and the rack can fall in dropped frames
+        too; on a far rack the model may not see the standing tiles at all. So: the seat got a tile (its last
+        move a pick, or a tile taken off the floor with no move since) and racked none since, or, failing that
+        knowledge, the hand holds exactly one tile more than the rack was seen holding standing (the slope's
+        committed tiles plus those it lost moments ago without a move: it may commit the hand going down before
         the rack top does). Only exactly one: no other tile joins a hand on the way to Mah Jongg, and any other
         difference is a miscount that must not turn into a move."""
+        last = self._last_move.get(seat)
+        taken_t, takers = self._floor_taken
+        if last == ev.Racked.type:
+            return False
+        if last == ev.Picked.type or (last is None and seat in takers and t - taken_t <= TAKEN_FROM_FLOOR_S):
+            return True
         standing = self.regions[f"slope{seat}"].tracks.count()
         standing += sum(1 for g in self._unexplained.get(seat, []) if t - g[0] <= REAPPEAR_S)
         laid = sum(1 for tr in diff.added if tr.face == "up" and tr.tile)
