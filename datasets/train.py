@@ -73,7 +73,8 @@ def train_detector(a: argparse.Namespace) -> None:
         train.append(str(topdown / "images" / "train"))
         val.append(str(topdown / "images" / "val"))
     if a.haitaks and Path(a.haitaks).exists():
-        train.append(str(Path(a.haitaks).resolve() / "images"))
+        # The only real table photos we have: listing them more than once shows them that many times an epoch.
+        train += [str(Path(a.haitaks).resolve() / "images")] * a.haitaks_repeat
     data = RUNS / "det-data.yaml"
     data.write_text("train:\n" + "".join(f"  - {t}\n" for t in train) + "val:\n" + "".join(f"  - {v}\n" for v in val)
                     + "names:\n  0: up\n  1: down\n")
@@ -183,6 +184,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="top-down crops at the reader's scale (generate --view topdown); skipped if missing")
     d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
                    help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
+    d.add_argument("--haitaks-repeat", type=int, default=1, help="times the haitaks photos are shown an epoch")
     d.add_argument("--hours", type=float, default=1.2, help="wall-clock budget (overrides --epochs)")
     d.add_argument("--epochs", type=int, default=30)
     d.add_argument("--imgsz", type=int, default=512)
