@@ -284,6 +284,29 @@ def test_expectation_turn_names_the_discarder_and_counts_are_checked():
     assert json.loads(json.dumps(mismatch[0].to_json()))["type"] == "tile_count"
 
 
+def test_a_miscounted_rack_is_reported_once_until_its_count_agrees_or_turns_the_other_way():
+    """The referee expects 14 standing tiles at East. The model, which keeps losing and finding tiles on that rack,
+    counts 12, then 11, then 12 again: one report, not one per count. Counting 15 (more than expected: a
+    different problem) is reported; so is counting 12 again after the counts agreed."""
+    from vision.calibration import seat_to_table
+    from vision.tracker import TileSeen
+
+    cal = _plain_calibration()
+    reader = TableReader(cal, _ViewModel())
+    slope = reader.regions["slope0"]
+    slope.needs_read = slope.silent = False
+    row = [TileSeen(*seat_to_table(0, -170 + 24 * k, 12, cal.layout.size_mm), "down") for k in range(15)]
+    reports = []
+    t = 0.0
+    for seen in (12, 11, 12, 15, 14, 12):
+        slope.tracks.commit(row[:seen])
+        for _ in range(5 * 30):                                   # 5 s at 30 fps
+            out = reader._count_check(Expectation(rack_counts={0: 14}), int(t * 30), t)
+            reports += [(e.seen, e.expected) for e in out]
+            t += 1 / 30
+    assert reports == [(12, 14), (15, 14), (12, 14)]
+
+
 @pytest.mark.parametrize("rack_seen", [False, True])
 def test_winning_tile_racked_under_the_hand_that_lays_it_down_is_reported(rack_seen):
     """East racks the winning tile and lays the hand face up on the rack top. With the arm over the rack from the

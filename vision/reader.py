@@ -155,7 +155,7 @@ class TableReader:
         self.frozen_reported = False
         self._prev_top: np.ndarray | None = None      # the previous frame's top-down view, for _check_frozen
         self._heal_cursor = 0
-        self._reported_counts: dict[int, tuple[int, int]] = {}
+        self._reported_counts: dict[int, int] = {}    # seat -> sign of the miscount reported (more or fewer seen)
         self._count_since: dict[int, tuple[float, int, int]] = {}
         self._unexplained: dict[int, list[tuple[float, float, float, int]]] = {}  # seat -> (t, x, y, how many)
         self._last_move: dict[int, str] = {}     # seat -> type of the last move observed of it (SEAT_MOVES)
@@ -856,9 +856,11 @@ class TableReader:
         return {s: at for s, at in self.arm_seen.items() if since - 0.5 <= at <= now}
 
     def _count_check(self, exp: Expectation, idx: int, t: float) -> list[ev.Observation]:
-        """Standing tiles vs the referee's concealed counts. Reported once per difference, and only after it has
-        lasted ``COUNT_PATIENCE_S``: the camera and the referee see a move at slightly different moments (a
-        rack read before the pick is ruled), and a passing difference is no news."""
+        """Standing tiles vs the referee's concealed counts. Reported only after a difference has lasted
+        ``COUNT_PATIENCE_S`` (the camera and the referee see a move at slightly different moments: a rack read
+        before the pick is ruled), and once until the counts agree again, unless it turns from fewer tiles seen
+        than expected to more or back: a rack whose standing tiles the model keeps losing and finding (a far rack,
+        dark backs) would otherwise be reported at every new count, while the person told once already knows."""
         out: list[ev.Observation] = []
         for seat, want in (exp.rack_counts or {}).items():
             r = self.regions.get(f"slope{seat}")
@@ -873,8 +875,8 @@ class TableReader:
             since = self._count_since.setdefault(seat, (t, seen, want))
             if since[1:] != (seen, want):
                 self._count_since[seat] = (t, seen, want)
-            elif t - since[0] >= COUNT_PATIENCE_S and self._reported_counts.get(seat) != (seen, want):
-                self._reported_counts[seat] = (seen, want)
+            elif t - since[0] >= COUNT_PATIENCE_S and self._reported_counts.get(seat) != np.sign(seen - want):
+                self._reported_counts[seat] = int(np.sign(seen - want))
                 out.append(ev.TileCountMismatch(t, idx, 0.7, seat=seat, where="rack", seen=seen, expected=want))
         return out
 
