@@ -258,6 +258,8 @@ def main() -> int:
                    help="extra games from the own script (calls after a pick)")
     p.add_argument("--model-games", type=int, default=3,
                    help="games for the real model at --model-size (at 640x360 a tile is ~8 px: no model reads that)")
+    p.add_argument("--model-seed", type=int, default=900,
+                   help="first seed of the real model's games (another range: games no reader rule was tuned on)")
     p.add_argument("--model-size", default="1920x1080",
                    help="frame size of the real model's games: a whole-table camera needs 1080p for ~25 px tiles")
     p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
@@ -275,7 +277,8 @@ def main() -> int:
     big = None
     model_size = tuple(int(v) for v in args.model_size.split("x"))
     if (parts & {"accuracy", "latency"} and args.model != "none") or args.generate_only:
-        hd = ensure_games(args.out, range(900, 900 + max(1, args.model_games)), args.turns, model_size)
+        hd = ensure_games(args.out, range(args.model_seed, args.model_seed + max(1, args.model_games)), args.turns,
+                          model_size)
     if "throughput" in parts or args.generate_only:
         big = ensure_games(args.out, [900], args.turns, (1280, 720))[0]
     if args.generate_only:
