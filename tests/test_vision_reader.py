@@ -447,6 +447,28 @@ def test_picks_name_the_wall_end_as_its_owner_sees_it():
                                                      (0, "left")]
 
 
+def test_several_wall_tiles_gone_in_one_reading_are_no_picks():
+    """A player picks one tile at a time. Three of East's wall tiles gone in one reading (a sleeve the colour of
+    the felt lying still over them while its hand works at a far rack; here felt drawn where they stood) are no
+    picks, nor is their coming back; one tile taken after that is a pick."""
+    cal = _plain_calibration()
+    cal.bands_fitted = True
+    wall = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]
+    det = _Boxes(cal, list(wall))
+    reader = TableReader(cal, det)
+    rng = np.random.default_rng(6)
+    events = []
+    frame = 0
+    for tiles in (wall, wall[:2] + wall[5:], wall, wall[:-1]):
+        det.tiles = tiles
+        for _ in range(30):
+            img = _table_image(cal, tiles)
+            noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+            events += reader.process(noisy, frame, frame / 30)
+            frame += 1
+    assert [(e.type, e.wall_seat, e.end) for e in events] == [("picked", 0, "right")]
+
+
 class _ViewModel:
     """A tile model that keeps the top-down views the reader gives it and finds nothing."""
 

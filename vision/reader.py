@@ -625,9 +625,11 @@ class TableReader:
                 if seat >= 0:
                     self.turn = (seat + 1) % 4
         elif r.kind == "wall":
+            # A player picks one tile at a time. Several gone in one reading were hidden (a sleeve the colour of
+            # the felt lying still over the wall while its hand works at a far rack) or lost by the model: no picks.
             size = self.cal.layout.size_mm
             rest = [table_to_seat(r.seat, tr.x, tr.y, size)[0] for tr in r.tracks.tracks]
-            for tr in diff.removed:
+            for tr in diff.removed if len(diff.removed) == 1 else ():
                 u = table_to_seat(r.seat, tr.x, tr.y, size)[0]
                 end = _wall_end(u, rest, self.cal.layout.tile_w_mm)
                 seat = self._actor(t_action, t)
