@@ -155,7 +155,7 @@ class TableReader:
         self.frozen_reported = False
         self._prev_top: np.ndarray | None = None      # the previous frame's top-down view, for _check_frozen
         self._heal_cursor = 0
-        self._reported_counts: dict[int, int] = {}    # seat -> sign of the miscount reported (more or fewer seen)
+        self._reported_counts: dict[int, bool] = {}   # seat -> the miscount reported was more tiles seen than expected
         self._count_since: dict[int, tuple[float, int, int]] = {}
         self._unexplained: dict[int, list[tuple[float, float, float, int]]] = {}  # seat -> (t, x, y, how many)
         self._last_move: dict[int, str] = {}     # seat -> type of the last move observed of it (SEAT_MOVES)
@@ -629,7 +629,8 @@ class TableReader:
             # the felt lying still over the wall while its hand works at a far rack) or lost by the model: no picks.
             size = self.cal.layout.size_mm
             rest = [table_to_seat(r.seat, tr.x, tr.y, size)[0] for tr in r.tracks.tracks]
-            for tr in diff.removed if len(diff.removed) == 1 else ():
+            picked = diff.removed if len(diff.removed) == 1 else []
+            for tr in picked:
                 u = table_to_seat(r.seat, tr.x, tr.y, size)[0]
                 end = _wall_end(u, rest, self.cal.layout.tile_w_mm)
                 seat = self._actor(t_action, t)
@@ -877,8 +878,8 @@ class TableReader:
             since = self._count_since.setdefault(seat, (t, seen, want))
             if since[1:] != (seen, want):
                 self._count_since[seat] = (t, seen, want)
-            elif t - since[0] >= COUNT_PATIENCE_S and self._reported_counts.get(seat) != np.sign(seen - want):
-                self._reported_counts[seat] = int(np.sign(seen - want))
+            elif t - since[0] >= COUNT_PATIENCE_S and self._reported_counts.get(seat) != (seen > want):
+                self._reported_counts[seat] = seen > want
                 out.append(ev.TileCountMismatch(t, idx, 0.7, seat=seat, where="rack", seen=seen, expected=want))
         return out
 
