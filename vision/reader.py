@@ -612,8 +612,13 @@ class TableReader:
             # (A tile seen as a back before and read face up now is the same tile read better: no throw.)
             thrown_onto = [tr for old, tr in diff.recoded
                            if old and tr.was_confidence >= SURE_CODE and r.touched and tr.face == "up" and tr.tile]
-            for tr in diff.added + thrown_onto:
-                if tr.face != "up" or tr.tile is None or not self._changed_under(r, tr):
+            # A discard lands where there was felt: the floor's picture changed under it since its tiles last
+            # changed. A tile the model sees only now (a blank Soap it took for a back, one it kept missing or
+            # lost for a reading) was there all along. The changed pixels are worked out once for all of them.
+            new = [tr for tr in diff.added + thrown_onto if tr.face == "up" and tr.tile]
+            changed = self._changed_pixels(r, r.before) if new else None
+            for tr in new:
+                if self._share_under(r, tr, changed) < CHANGED_UNDER:
                     continue
                 seat = self._actor(t_action, t)
                 self._last_discard = (tr.id, seat)
@@ -695,12 +700,6 @@ class TableReader:
         side = max(1, round(self.cal.layout.tile_w_mm / MM_PER_PX))
         share = cv2.blur(changed.astype(np.float32), (side, side), borderType=cv2.BORDER_CONSTANT)
         return float(share.max()) >= RACK_PICTURED
-
-    def _changed_under(self, r: _Region, tr: Track) -> bool:
-        """Whether the table changed where ``tr`` lies since the region's tiles last changed (``before``): a
-        discard lands where there was felt, while a tile the model sees only now (a blank Soap it took for a
-        back, one it kept missing or lost for a reading) was there all along."""
-        return self._share_under(r, tr, self._changed_pixels(r, r.before)) >= CHANGED_UNDER
 
     def _row_changed(self, r: _Region) -> bool:
         """Whether the picture changed under any tile of a row of standing tiles since the row last changed. A
