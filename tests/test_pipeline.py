@@ -1,6 +1,7 @@
 """The pipeline: vision observations -> referee -> board (emulated), display state, speech, journal; corrections
 from people; resume after a crash. No camera here: the table reader is replaced by its observations."""
 
+import contextlib
 import io
 import time
 
@@ -303,7 +304,13 @@ def sim_board():
     pytest.importorskip("hardware.driver")
     from hardware.driver import open_board
 
-    board = open_board("sim")
+    with _ready(open_board("sim")) as board:
+        yield board
+
+
+@contextlib.contextmanager
+def _ready(board):
+    """``board`` once it answers; closed on the way out."""
     try:
         assert board.wait_ready(5)
         yield board
@@ -367,9 +374,7 @@ def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
     from hardware.rig import EmulatorRig
 
     clock = _BoardClock()
-    board = attach(EmulatorRig(clock))
-    try:
-        assert board.wait_ready(5)
+    with _ready(attach(EmulatorRig(clock))) as board:
         a, _ = make(board=board, display=FakeDisplay())
         a.start_game(0.0)
         a.observe(game_observations()[:1])
@@ -384,5 +389,3 @@ def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
         clock.now += HOLD_MS / 1000
         assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
         assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
-    finally:
-        board.close()
