@@ -2,7 +2,8 @@
 
     python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick]
 
-1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes; classifier top-1 per class on the
+1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read at the size `detect`
+   reads it (`TileModel.frame_boxes`); classifier top-1 per class on the
    true face-up boxes.
 2. Real table photos (held-out haitaks, boxes only, one class): recall and precision at IoU 0.5, and the same for
    the PyPI package ``mahjong-detector`` in this run if it is importable (install it in a throwaway or the
@@ -116,7 +117,7 @@ def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
     for mp in tqdm(metas, desc="synthetic test", unit="img"):
         meta = json.loads(mp.read_text())
         img = cv2.imread(str(root / "images" / "test" / (mp.stem + ".jpg")))
-        boxes, cls, scores = model._boxes(img, conf=(0.01, 0.01))
+        boxes, cls, scores = model.frame_boxes(img, conf=(0.01, 0.01))  # at the size detect() reads it
         for c in (0, 1):
             preds[c].append((boxes[cls == c], scores[cls == c]))
             gts[c].append(np.array([t["box"] for t in meta["tiles"] if t["face"] == ("up", "down")[c]]).reshape(-1, 4))
