@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
 from datasets.synth.faces import FACE_H, FACE_W, back_image, face_image, style_for
-from datasets.synth.generate import read_yolo_boxes, render_one, split_of, yolo_lines
+from datasets.synth.generate import MIN_PLAYER_UP, read_yolo_boxes, render_one, split_of, yolo_lines
+from datasets.synth.layout import player_camera, random_scene
 from datasets.synth.scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Scene, render
 from engine.tiles import TILES
 
@@ -135,3 +138,39 @@ def test_discards_in_generated_games_never_lie_on_one_another(seed):
                 hit = cv2.rotatedRectangleIntersection(((a.x, a.y), (TILE_W, TILE_L), a.angle_deg),
                                                        ((b.x, b.y), (TILE_W, TILE_L), b.angle_deg))[0]
                 assert hit == cv2.INTERSECT_NONE, f"frame {fs.index}: {a.code} and {b.code} overlap"
+
+
+def test_random_scene_without_a_player_is_unchanged():
+    """Seeded data sets must not move when the player's view is added: the hash is of the table the code made
+    before ``player_seat`` existed."""
+    scene = random_scene(np.random.default_rng(5), 3)
+    fingerprint = [(t.code, t.face, round(float(t.x), 3), round(float(t.y), 3), t.standing) for t in scene.tiles]
+    assert hashlib.sha256(repr(fingerprint).encode()).hexdigest() == (
+        "78ea0b100e63b503168432806d1cb5d8322d0c851268efcd51e18062ab61b23f")
+
+
+def test_own_standing_tiles_are_up_to_the_player_and_down_from_across_the_table():
+    rng = np.random.default_rng(21)
+    scene = random_scene(rng, 4, player_seat=0)
+    own = {i for i, t in enumerate(scene.tiles) if t.standing and t.face == "up"}
+    assert own and all(scene.tiles[i].y < 0 for i in own)  # seat 0 sits at -y
+    scene.light, scene.occluders = QUIET, []
+    _, labels = render(scene, player_camera(rng, scene, 0, 480, 270), None)
+    assert len([lb for lb in labels if lb.tile_index in own and lb.face == "up"]) >= MIN_PLAYER_UP
+    across = Camera(width=480, height=270, fx=300, fy=300, cx=240, cy=135, position=(0.0, 750.0, 400.0),
+                    target=(0.0, -350.0), roll_deg=180.0)
+    _, labels = render(scene, across, None)
+    seen = [lb for lb in labels if lb.tile_index in own]
+    assert seen and all(lb.face == "down" for lb in seen)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_player_view_shows_the_own_tiles_face_up_inside_the_frame(seed):
+    img, labels, meta = render_one(seed, 0, (1, 2), view="player")
+    h, w = img.shape[:2]
+    assert meta["view"] == "player" and 40 <= meta["tilt_deg"] <= 75
+    up = [lb for lb in labels if lb.face == "up"]
+    assert len(up) >= MIN_PLAYER_UP
+    for lb in labels:
+        x1, y1, x2, y2 = lb.box
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h

@@ -13,6 +13,12 @@ Layout of ``--out`` (ultralytics-ready)::
 
 ``--view topdown`` writes instead two 512 px crops per scene of the table rectified to the reader's scale
 (``NNNNNN_K.jpg``; see datasets/synth/topdown.py), for the detector only.
+
+``--view player`` writes frames as a player photographs the game from their seat (``layout.player_camera``): low
+and oblique, their own tiles standing face up towards the camera, other racks showing backs, portrait or
+landscape. Same files as ``--view camera``; the meta also says ``"view": "player"``::
+
+    python -m datasets.synth.generate --out datasets/rendered/player --n 800 --seed 3 --view player --workers 2
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ import numpy as np
 from tqdm import tqdm
 
 from .faces import HOLDOUT_STYLE
-from .layout import random_camera, random_scene
-from .scene import Label, render
+from .layout import player_camera, random_camera, random_scene
+from .scene import Camera, Label, render
 from .topdown import render_topdown
 
 CLASSES = ("up", "down")
@@ -46,17 +52,42 @@ def split_of(i: int, n: int, val: float, test: float) -> str:
     return "train"
 
 
-def render_one(seed: int, i: int, styles: tuple[int, ...]) -> tuple[np.ndarray, list[Label], dict]:
-    """Render image ``i`` of a data set seeded by ``seed``; returns (image, labels, metadata)."""
+#: A player's-eye frame must show at least this many face-up tiles (its own rack, seen from the front).
+MIN_PLAYER_UP = 5
+
+
+def render_one(seed: int, i: int, styles: tuple[int, ...],
+               view: str = "camera") -> tuple[np.ndarray, list[Label], dict]:
+    """Render image ``i`` of a data set seeded by ``seed`` (``view`` "camera" or "player"); returns (image,
+    labels, metadata)."""
     rng = np.random.default_rng([seed, i])
     style = int(styles[int(rng.integers(len(styles)))])
-    scene = random_scene(rng, style)
-    cam = random_camera(rng, scene)
-    img, labels = render(scene, cam, rng)
+    if view == "player":
+        img, labels, cam = _render_player(rng, style)
+    else:
+        scene = random_scene(rng, style)
+        cam = random_camera(rng, scene)
+        img, labels = render(scene, cam, rng)
     meta = {"seed": seed, "index": i, "style": style, "tilt_deg": round(cam.tilt_deg, 2),
             "tiles": [{"code": lb.code, "face": lb.face, "box": [round(v, 2) for v in lb.box],
                        "visibility": round(lb.visibility, 3), "variant": lb.variant} for lb in labels]}
+    if view == "player":
+        meta["view"] = "player"
     return img, labels, meta
+
+
+def _render_player(rng: np.random.Generator, style: int) -> tuple[np.ndarray, list[Label], Camera]:
+    """A player's-eye frame: portrait a third of the time (phones), else a 16:9 or 4:3 landscape. A camera whose
+    frame shows fewer than MIN_PLAYER_UP face-up tiles (the own row hidden by an arm, say) is drawn again."""
+    seat = int(rng.integers(4))
+    scene = random_scene(rng, style, player_seat=seat)
+    width, height = (720, 1280) if rng.random() < 1 / 3 else ((1280, 720), (1024, 768))[int(rng.integers(2))]
+    for _ in range(10):
+        cam = player_camera(rng, scene, seat, width, height)
+        img, labels = render(scene, cam, rng)
+        if sum(lb.face == "up" for lb in labels) >= MIN_PLAYER_UP:
+            return img, labels, cam
+    raise RuntimeError(f"no player's-eye frame with {MIN_PLAYER_UP} face-up tiles for seat {seat}")
 
 
 def yolo_lines(boxes: list[tuple], width: int, height: int) -> list[str]:
@@ -86,7 +117,7 @@ def _job(args: tuple[Path, int, int, int, float, float, tuple[int, ...], str]) -
         for k, (img, boxes) in enumerate(pairs):
             _write(out, split, f"{name}_{k}", img, boxes, meta)
         return sum(len(b) for _, b in pairs)
-    img, labels, meta = render_one(seed, i, styles)
+    img, labels, meta = render_one(seed, i, styles, view)
     _write(out, split, name, img, [(lb.face, *lb.box) for lb in labels], meta)
     return len(labels)
 
@@ -137,8 +168,9 @@ def main() -> None:
     ap.add_argument("--styles", default=None,
                     help="comma-separated style ids (default: the training styles, without the held-out style)")
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--view", choices=("camera", "topdown"), default="camera",
-                    help="camera: whole camera frames; topdown: crops of the table rectified to the reader's scale")
+    ap.add_argument("--view", choices=("camera", "topdown", "player"), default="camera",
+                    help="camera: whole overhead camera frames; topdown: crops of the table rectified to the "
+                         "reader's scale; player: low oblique frames from a player's seat")
     ap.add_argument("--range", default=None, metavar="START:STOP",
                     help="render only these image indices (to finish or extend a data set in pieces)")
     a = ap.parse_args()

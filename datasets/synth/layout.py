@@ -6,13 +6,27 @@ All randomness comes from the ``rng`` passed in, so a seed gives the same table 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from engine.tiles import FLOWER, JOKER, SET_COUNTS, TILES
 
 from .faces import style_for
-from .scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Rack, Scene, TableLook
+from .scene import (
+    TILE_L,
+    TILE_W,
+    Camera,
+    Light,
+    Occluder,
+    PlacedTile,
+    Rack,
+    Scene,
+    TableLook,
+    rack_corners,
+    tile_corners,
+)
 
 _FELT = [(60, 110, 40), (110, 70, 30), (40, 40, 120), (50, 50, 50), (120, 110, 100), (90, 60, 110), (30, 80, 60)]
 _WOOD = [(60, 100, 150), (40, 70, 110), (90, 140, 190), (30, 50, 80), (110, 160, 200)]
@@ -34,8 +48,13 @@ def _along(x: float, y: float, angle: float, along: float, across: float) -> tup
     return x + along * math.cos(a) - across * math.sin(a), y + along * math.sin(a) + across * math.cos(a)
 
 
-def random_scene(rng: np.random.Generator, style_id: int) -> Scene:
-    """A table in the middle of a game in set ``style_id``."""
+def random_scene(rng: np.random.Generator, style_id: int, player_seat: int | None = None) -> Scene:
+    """A table in the middle of a game in set ``style_id``.
+
+    With ``player_seat`` the table is as that player sees it: their concealed tiles stand face up (faces towards
+    them, as :func:`player_camera` photographs them), and half the time a few tiles lie face up in front of their
+    rack. The extra random draws come last, so a seed gives the same table with or without a player up to them.
+    """
     bag = _bag(rng)
 
     def draw() -> str:
@@ -66,8 +85,8 @@ def random_scene(rng: np.random.Generator, style_id: int) -> Scene:
         for k in range(n_stand):
             x, y = _along(rx, ry, ang, start + (k + 0.5) * TILE_W + rng.normal(0, 0.5), -rack.depth / 2 - 9)
             code = draw()
-            tiles.append(PlacedTile(code, "down", x, y, ang + rng.normal(0, 2), standing=True, z=0.0,
-                                    variant=variant(code)))
+            tiles.append(PlacedTile(code, "up" if seat == player_seat else "down", x, y, ang + rng.normal(0, 2),
+                                    standing=True, z=0.0, variant=variant(code)))
         # Exposures lie face up on the rack top.
         pos = -rack.length / 2 + 15
         for _ in range(int(rng.integers(0, 4))):
@@ -131,8 +150,39 @@ def random_scene(rng: np.random.Generator, style_id: int) -> Scene:
                                   width_mm=float(rng.uniform(65, 95)),
                                   sleeve_colour=_SLEEVES[int(rng.integers(len(_SLEEVES)))],
                                   skin_colour=_SKIN[int(rng.integers(len(_SKIN)))]))
-    return Scene(tiles=tiles, racks=racks, style_id=style_id, table=table, occluders=occluders,
-                 light=random_light(rng))
+    light = random_light(rng)
+    if player_seat is not None and rng.random() < 0.5:
+        tiles = _lay_down(rng, tiles, racks[player_seat], draw, variant)
+    return Scene(tiles=tiles, racks=racks, style_id=style_id, table=table, occluders=occluders, light=light)
+
+
+def _to_rack(rack: Rack, x: float, y: float) -> tuple[float, float]:
+    """(along, across) of table point (x, y) in the frame of ``rack``: the inverse of :func:`_along`."""
+    a = math.radians(rack.angle_deg)
+    dx, dy = x - rack.x, y - rack.y
+    return dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
+
+
+def _lay_down(rng: np.random.Generator, tiles: list[PlacedTile], rack: Rack, draw: Callable[[], str],
+              variant: Callable[[str], int]) -> list[PlacedTile]:
+    """``tiles`` plus 3-9 tiles laid face up in a row just in front of ``rack``, upright for its player (a hand
+    shown, tiles put down to sort them). Flat tiles under the row (wall, discards) are taken away so that no two
+    tiles overlap."""
+    n = int(rng.integers(3, 10))
+    across = rack.depth / 2 + rng.uniform(8, 25) + TILE_L / 2
+    start = rng.uniform(-rack.length / 2, rack.length / 2 - n * (TILE_W + 2))
+    laid = []
+    for k in range(n):
+        code = draw()
+        x, y = _along(rack.x, rack.y, rack.angle_deg, start + (k + 0.5) * (TILE_W + 2), across + rng.normal(0, 2))
+        laid.append(PlacedTile(code, "up", x, y, rack.angle_deg + rng.normal(0, 5), variant=variant(code)))
+    lo, hi = start - TILE_L, start + n * (TILE_W + 2) + TILE_L
+
+    def under(t: PlacedTile) -> bool:
+        along, acr = _to_rack(rack, t.x, t.y)
+        return not t.standing and lo < along < hi and abs(acr - across) < TILE_L + 4
+
+    return [t for t in tiles if not under(t)] + laid
 
 
 def random_light(rng: np.random.Generator) -> Light:
@@ -166,6 +216,63 @@ def random_camera(rng: np.random.Generator, scene: Scene, width: int = 1280, hei
                   cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
                   target=(float(tx), float(ty)), roll_deg=float(rng.uniform(-180, 180)),
                   k1=float(rng.uniform(0, 0.12)), k2=float(rng.uniform(0, 0.03)))
+
+
+def player_camera(rng: np.random.Generator, scene: Scene, seat: int = 0, width: int = 1280,
+                  height: int = 720) -> Camera:
+    """A phone held by the player at ``seat``, behind their rack: low and oblique, looking over their own standing
+    tiles towards the table centre, as people photograph a game (half close-ups where the own tiles are 60-200 px
+    tall, half wider shots that show the far rack).
+
+    Cameras are drawn until one satisfies that, sees its own tile row and has every tile and rack in front of it
+    (the rasteriser cannot clip them at the camera plane).
+    """
+    rack = scene.racks[seat]
+    ang = rack.angle_deg
+    row = np.array([*_along(rack.x, rack.y, ang, 0.0, -rack.depth / 2 - 9), TILE_L / 2])
+    far = scene.racks[(seat + 2) % len(scene.racks)]
+    close = rng.random() < 0.5
+    for _ in range(200):
+        hfov = math.radians(rng.uniform(50, 80))
+        fx = width / 2 / math.tan(hfov / 2)
+        back = rng.uniform(100, 250 if close else 400)
+        pos = (*_along(rack.x, rack.y, ang, rng.normal(0, 40), -rack.depth / 2 - back),
+               float(rng.uniform(150, 300 if close else 450)))
+        # The aim point, from the own tiles (0) to the table centre (1) and a little to the sides.
+        frac = rng.uniform(0.0, 0.6 if close else 1.0)
+        tx, ty = _along(row[0] * (1 - frac), row[1] * (1 - frac), ang, rng.normal(0, 50), 0.0)
+        cam = Camera(width=width, height=height, fx=fx, fy=fx * rng.uniform(0.99, 1.01),
+                     cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
+                     target=(float(tx), float(ty)), k1=float(rng.uniform(0, 0.12)), k2=float(rng.uniform(0, 0.03)))
+        cam.roll_deg = _level_roll(cam) + float(rng.uniform(-10, 10))
+        if 40 <= cam.tilt_deg <= 75 and _player_view_ok(cam, scene, row, far, close):
+            return cam
+    raise RuntimeError(f"no player camera found for seat {seat}")
+
+
+def _level_roll(cam: Camera) -> float:
+    """The roll that levels the horizon (Camera's default orientation keeps table +y up, which tips a camera
+    looking along x on its side)."""
+    right, down, _ = replace(cam, roll_deg=0.0).rotation()
+    return math.degrees(math.atan2(-right[2], -down[2]))
+
+
+def _player_view_ok(cam: Camera, scene: Scene, row: np.ndarray, far: Rack, close: bool) -> bool:
+    """Whether ``cam`` frames the own tile row as asked (``close``: big; else with the far rack in view)
+    with all tiles and racks at least 20 mm in front of it."""
+    thick = style_for(scene.style_id).thickness_mm
+    boxes = [tile_corners(t, thick) for t in scene.tiles]
+    boxes += [rack_corners(r) for r in scene.racks]
+    _, depth = cam.to_normalised(np.vstack(boxes))
+    if depth.min() < 20:
+        return False
+    (u, v), (_, v_top) = cam.project(np.array([row, row + [0, 0, TILE_L / 2]]))
+    if not (0.1 * cam.width < u < 0.9 * cam.width and 0.15 * cam.height < v < 0.95 * cam.height):
+        return False
+    if close:  # tiles 8-28 % of the short side tall: 60-200 px in a 720p frame
+        return 0.04 < abs(v - v_top) / min(cam.width, cam.height) < 0.14
+    fu, fv = cam.project(np.array([[far.x, far.y, far.height]]))[0]
+    return 0 < fu < cam.width and 0 < fv < cam.height
 
 
 def overhead_camera(width: int = 1280, height: int = 720, view_mm: float = 620.0) -> Camera:

@@ -234,6 +234,11 @@ def tile_corners(t: PlacedTile, thickness: float) -> np.ndarray:
     return _box_corners(t.x, t.y, t.angle_deg, TILE_W, TILE_L, t.z, t.z + thickness)
 
 
+def rack_corners(r: Rack) -> np.ndarray:
+    """The 8 corners of rack ``r`` (bottom 0-3, top 4-7)."""
+    return _box_corners(r.x, r.y, r.angle_deg, r.length, r.depth, 0, r.height)
+
+
 class _Canvas:
     """The undistorted render target, larger than the frame where barrel distortion pulls in outside pixels."""
 
@@ -256,6 +261,17 @@ class _Canvas:
         r2 = (d**2).sum(axis=1, keepdims=True)
         u = d * (1 + c.k1 * r2 + c.k2 * r2**2)
         return u * [c.fx, c.fy] + [c.cx, c.cy]
+
+    def plane_homography(self) -> np.ndarray:
+        """Table plane (x, y, z=0) mm -> canvas pixels; exact even for table points behind the camera."""
+        shift = np.array([[1, 0, -self.ox], [0, 1, -self.oy], [0, 0, 1.0]])
+        return shift @ self.cam.homography()
+
+    def rays(self, px: np.ndarray) -> np.ndarray:
+        """Canvas pixels (N, 2) -> world directions (N, 3) of the rays through them (not normalised)."""
+        c = self.cam
+        xy = (px + [self.ox, self.oy] - [c.cx, c.cy]) / [c.fx, c.fy]
+        return np.column_stack([xy, np.ones(len(xy))]) @ self.rot
 
     def to_canvas(self, pts3d: np.ndarray) -> np.ndarray:
         """World points -> undistorted canvas pixels (float)."""
@@ -299,6 +315,27 @@ def _table_texture(look: TableLook) -> tuple[np.ndarray, float, float]:
     img[a:n - a, a:n - a] = tex[a:n - a, a:n - a]
     cv2.rectangle(img, (a, a), (n - a, n - a), tuple(c * 0.6 for c in look.colour), 2)
     return np.clip(img, 0, 255).astype(np.uint8), mm_px, half
+
+
+def _table_image(canvas: _Canvas, look: TableLook) -> np.ndarray:
+    """The table and floor as the canvas sees them, and the room's wall where a low camera sees past the floor."""
+    tex, _, half = _table_texture(look)
+    n = tex.shape[0]
+    to_mm = np.array([[2 * half / n, 0, -half], [0, -2 * half / n, half], [0, 0, 1]])
+    img = cv2.warpPerspective(tex, canvas.plane_homography() @ to_mm, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    corners = np.array([[0, 0], [canvas.w, 0], [0, canvas.h], [canvas.w, canvas.h]], float)
+    if canvas.rays(corners)[:, 2].max() < 0:
+        return img  # the horizon is out of the frame (any overhead camera)
+    ys, xs = np.mgrid[0:canvas.h, 0:canvas.w]
+    d = canvas.rays(np.column_stack([xs.ravel(), ys.ravel()]).astype(float))
+    # Where each ray meets the floor; rays at or above the horizon never do.
+    t = canvas.pos[2] / np.maximum(-d[:, 2], 1e-9)
+    hit = canvas.pos[:2] + t[:, None] * d[:, :2]
+    wall = (d[:, 2] > -1e-6) | (np.abs(hit) > half).any(axis=1)
+    colour = np.random.default_rng([look.seed, 1]).integers(60, 220, 3)
+    img.reshape(-1, 3)[wall] = colour
+    return img
 
 
 def _shade(colour, normal: np.ndarray, light_dir: np.ndarray) -> tuple[float, float, float]:
@@ -363,6 +400,22 @@ def _draw_box(canvas: _Canvas, img: np.ndarray, ids: np.ndarray, corners: np.nda
                       1, cv2.LINE_AA, shift=2)
 
 
+def _clip_near(canvas: _Canvas, poly: np.ndarray, near: float = 5.0) -> np.ndarray:
+    """The part of 3-D polygon ``poly`` at least ``near`` mm in front of the camera: projecting points behind it
+    would fold them into the frame (an arm reaching from behind a player's-eye camera)."""
+    depth = (poly - canvas.pos) @ canvas.rot[2]
+    if (depth >= near).all():
+        return poly
+    out = []
+    for k in range(len(poly)):
+        j = (k + 1) % len(poly)
+        if depth[k] >= near:
+            out.append(poly[k])
+        if (depth[k] >= near) != (depth[j] >= near):
+            out.append(poly[k] + (poly[j] - poly[k]) * (near - depth[k]) / (depth[j] - depth[k]))
+    return np.array(out).reshape(-1, 3)
+
+
 def _draw_arm(canvas: _Canvas, img: np.ndarray, ids: np.ndarray, occ: Occluder, ident: int) -> None:
     s = np.array([*occ.start, occ.z])
     e = np.array([*occ.end, occ.z])
@@ -371,18 +424,21 @@ def _draw_arm(canvas: _Canvas, img: np.ndarray, ids: np.ndarray, occ: Occluder, 
     wrist = e - d * occ.width_mm * 1.1
     hw = occ.width_mm / 2
     sleeve = np.array([s + perp * hw, wrist + perp * hw * 0.8, wrist - perp * hw * 0.8, s - perp * hw])
-    q = np.round(canvas.to_canvas(sleeve) * 4).astype(np.int32)
-    cv2.fillPoly(img, [q], occ.sleeve_colour, cv2.LINE_AA, shift=2)
-    cv2.fillPoly(ids, [q], ident, cv2.LINE_8, shift=2)
-    hand = [wrist + d * occ.width_mm * 0.5 + perp * hw * 0.7 * math.cos(a) + d * hw * 0.9 * math.sin(a)
-            for a in np.linspace(0, 2 * math.pi, 20)]
+    hand = np.array([wrist + d * occ.width_mm * 0.5 + perp * hw * 0.7 * math.cos(a) + d * hw * 0.9 * math.sin(a)
+                     for a in np.linspace(0, 2 * math.pi, 20)])
     fingers = [np.array([wrist + d * hw * 0.9 + perp * o * hw, e + perp * o * hw * 0.8 + d * 10 * (1 - abs(o))])
                for o in (-0.55, -0.18, 0.18, 0.55)]
-    q = np.round(canvas.to_canvas(np.array(hand)) * 4).astype(np.int32)
-    cv2.fillPoly(img, [q], occ.skin_colour, cv2.LINE_AA, shift=2)
-    cv2.fillPoly(ids, [q], ident, cv2.LINE_8, shift=2)
+    for poly, colour in ((sleeve, occ.sleeve_colour), (hand, occ.skin_colour)):
+        poly = _clip_near(canvas, poly)
+        if len(poly) < 3:
+            continue
+        q = np.round(canvas.to_canvas(poly) * 4).astype(np.int32)
+        cv2.fillPoly(img, [q], colour, cv2.LINE_AA, shift=2)
+        cv2.fillPoly(ids, [q], ident, cv2.LINE_8, shift=2)
     fw = max(2, int(occ.width_mm * 0.18 * canvas.cam.fx / max(1.0, canvas.pos[2] - occ.z)))
     for f in fingers:
+        if len(_clip_near(canvas, f)) < len(f):
+            continue
         p = np.round(canvas.to_canvas(f)).astype(np.int32)
         cv2.line(img, tuple(p[0]), tuple(p[1]), occ.skin_colour, fw, cv2.LINE_AA)
         cv2.line(ids, tuple(p[0]), tuple(p[1]), ident, fw)
@@ -427,14 +483,10 @@ def render(scene: Scene, camera: Camera, rng: np.random.Generator | None = None)
     az, el = math.radians(light.azimuth_deg), math.radians(light.elevation_deg)
     light_dir = np.array([math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)])
 
-    tex, mm_px, half = _table_texture(scene.table)
-    src = np.array([[0, 0], [tex.shape[1], 0], [tex.shape[1], tex.shape[0]], [0, tex.shape[0]]], np.float32)
-    world = np.array([[-half, half, 0], [half, half, 0], [half, -half, 0], [-half, -half, 0]], float)
-    m = cv2.getPerspectiveTransform(src, canvas.to_canvas(world).astype(np.float32))
-    img = cv2.warpPerspective(tex, m, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    img = _table_image(canvas, scene.table)
     ids = np.full((canvas.h, canvas.w), -1, np.int32)
 
-    rack_boxes = [_box_corners(r.x, r.y, r.angle_deg, r.length, r.depth, 0, r.height) for r in scene.racks]
+    rack_boxes = [rack_corners(r) for r in scene.racks]
     tile_boxes = [tile_corners(t, thick) for t in scene.tiles]
     shadow = _shadow_mask(canvas, rack_boxes + [b for b, t in zip(tile_boxes, scene.tiles, strict=True)
                                                 if t.z == 0], light)
@@ -472,6 +524,15 @@ def outline_points(t: PlacedTile, corners: np.ndarray) -> np.ndarray:
     return np.vstack([hull + (np.roll(hull, -1, axis=0) - hull) * s for s in np.linspace(0, 1, 5)])
 
 
+def _seen_face(t: PlacedTile, corners: np.ndarray, eye: np.ndarray) -> str:
+    """The side of ``t`` the camera at ``eye`` sees: a standing face-up tile shows its face only to cameras on its
+    -y side (its owner's); from anywhere else the camera sees a back, labelled like a face-down tile."""
+    if not (t.standing and t.face == "up"):
+        return t.face
+    normal = _face_normal(corners, _MINUS_Y, corners.mean(axis=0))
+    return "up" if normal @ (eye - corners[list(_MINUS_Y)].mean(axis=0)) > 0 else "down"
+
+
 def _labels(scene: Scene, cam: Camera, canvas: _Canvas, ids: np.ndarray, boxes: list[np.ndarray]) -> list[Label]:
     counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.tiles))
     labels = []
@@ -487,8 +548,8 @@ def _labels(scene: Scene, cam: Camera, canvas: _Canvas, ids: np.ndarray, boxes: 
         cx1, cy1, cx2, cy2 = max(x1, 0), max(y1, 0), min(x2, cam.width), min(y2, cam.height)
         if cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) < 0.6 * (x2 - x1) * (y2 - y1):
             continue
-        labels.append(Label(i, t.code, t.face, (float(cx1), float(cy1), float(cx2), float(cy2)), min(1.0, vis),
-                            t.variant))
+        labels.append(Label(i, t.code, _seen_face(t, c, canvas.pos), (float(cx1), float(cy1), float(cx2), float(cy2)),
+                            min(1.0, vis), t.variant))
     return labels
 
 
