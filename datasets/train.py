@@ -4,6 +4,8 @@ One command per stage, each with progress, each resumable from its checkpoints::
 
     python -m datasets.synth.generate --out datasets/rendered/synth --n 1600 --seed 1 --workers 2
     python -m datasets.synth.generate --out datasets/rendered/topdown --n 800 --seed 2 --view topdown --workers 2
+    python -m datasets.synth.generate --out datasets/rendered/player --n 600 --seed 3 --view player --workers 2 \
+        --val 0.05 --test 0.05
     python -m datasets.real                                   # haitaks train photos -> datasets/rendered/haitaks
     python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
     python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
@@ -72,6 +74,10 @@ def train_detector(a: argparse.Namespace) -> None:
         topdown = Path(a.topdown).resolve()
         train.append(str(topdown / "images" / "train"))
         val.append(str(topdown / "images" / "val"))
+    if a.player and Path(a.player).exists():
+        player = Path(a.player).resolve()
+        train.append(str(player / "images" / "train"))
+        val.append(str(player / "images" / "val"))
     if a.haitaks and Path(a.haitaks).exists():
         # The only real table photos we have: listing them more than once shows them that many times an epoch.
         train += [str(Path(a.haitaks).resolve() / "images")] * a.haitaks_repeat
@@ -182,6 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
     d.add_argument("--topdown", default=str(ROOT / "datasets" / "rendered" / "topdown"),
                    help="top-down crops at the reader's scale (generate --view topdown); skipped if missing")
+    d.add_argument("--player", default=str(ROOT / "datasets" / "rendered" / "player"),
+                   help="player's-eye frames (generate --view player); skipped if missing")
     d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
                    help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
     d.add_argument("--haitaks-repeat", type=int, default=1, help="times the haitaks photos are shown an epoch")
