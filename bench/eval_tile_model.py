@@ -13,6 +13,8 @@
 5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile.
 6. Top-down test split (datasets/synth/topdown.py): mAP50 / mAP50-95 of face-up / face-down boxes on crops of the
    table rectified to the reader's scale, detected at that scale: the view the table reader gives the detector.
+7. Player's-eye test split (``generate --view player``): the same figures as 1 on frames taken from a player's
+   seat, low and oblique, the view of the real haitaks photos.
 
 Parts whose data is missing (no ``../shared``, no rendered test split) are reported as skipped.
 """
@@ -107,14 +109,14 @@ def recall_precision(pred: list[np.ndarray], gts: list[np.ndarray], thr: float =
     return tp / max(n_gt, 1), tp / max(n_pred, 1)
 
 
-def eval_synth(model: TileModel, root: Path, limit: int | None) -> dict:
+def eval_synth(model: TileModel, root: Path, limit: int | None, desc: str = "synthetic test") -> dict:
     metas = sorted((root / "meta" / "test").glob("*.json"))[:limit]
     if not metas:
         return {"skipped": f"no rendered test split in {root}"}
     preds = {0: [], 1: []}
     gts = {0: [], 1: []}
     correct: dict[str, list[int]] = {c: [0, 0] for c in TILES}
-    for mp in tqdm(metas, desc="synthetic test", unit="img"):
+    for mp in tqdm(metas, desc=desc, unit="img"):
         meta = json.loads(mp.read_text())
         img = cv2.imread(str(root / "images" / "test" / (mp.stem + ".jpg")))
         boxes, cls, scores = model.frame_boxes(img, conf=(0.01, 0.01))  # at the size detect() reads it
@@ -181,9 +183,14 @@ def eval_haitaks(model: TileModel) -> dict:
     except ImportError:
         mj_predict = None
     rows = []        # (stretched?, true boxes, ours, theirs)
+    duplicates = 0
     for path, boxes in tqdm(items, desc="haitaks held-out", unit="img"):
         img = cv2.imread(str(path))
         h, w = img.shape[:2]
+        # One held-out photo lists each of its 14 tiles three times, the same box each time: one tile, one box.
+        unique = np.unique(np.round(np.array(boxes, float).reshape(-1, 4), 5), axis=0)
+        duplicates += len(boxes) - len(unique)
+        boxes = unique
         gt = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
                        for cx, cy, bw, bh in boxes]).reshape(-1, 4)
         sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
@@ -209,6 +216,7 @@ def eval_haitaks(model: TileModel) -> dict:
         return out
 
     out = figures(rows)
+    out["duplicate_labels_dropped"] = duplicates
     out["natural_aspect"] = figures([r for r in rows if not r[0]])
     out["stretched"] = figures([r for r in rows if r[0]])
     return out
@@ -293,6 +301,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synth", type=Path, default=ROOT / "datasets" / "rendered" / "synth")
     ap.add_argument("--topdown", type=Path, default=ROOT / "datasets" / "rendered" / "topdown")
+    ap.add_argument("--player", type=Path, default=ROOT / "datasets" / "rendered" / "player")
     ap.add_argument("--models", type=Path, default=MODELS_DIR)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--quick", action="store_true", help="fewer images and runs (a smoke check)")
@@ -313,6 +322,9 @@ def main() -> None:
                                          if k != "classifier_top1_per_class"}}), flush=True)
     res["topdown_test"] = eval_topdown(model, a.topdown, 20 if a.quick else None)
     print(json.dumps({"topdown_test": res["topdown_test"]}), flush=True)
+    res["player_test"] = eval_synth(model, a.player, 20 if a.quick else None, "player's-eye test")
+    print(json.dumps({"player_test": {k: v for k, v in res["player_test"].items()
+                                      if k != "classifier_top1_per_class"}}), flush=True)
     if a.json:
         a.json.write_text(json.dumps(res, indent=1) + "\n")
 
