@@ -44,12 +44,12 @@ TOPDOWN_PX_PER_MM = 1.0
 #: The short side of a tile in the top-down view.
 TYPICAL_TILE_PX = 23.0 * TOPDOWN_PX_PER_MM
 #: Below SMALL_TILE_PX median short side (detector input px) a frame's tiles are read again larger, aiming at
-#: SMALL_TILE_AIM_PX (never past the frame's own resolution): the detector finds and fits tiles best at about
-#: that size. Chosen among 16 pairs on the synthetic validation frames, where tiles are 16-28 px at 512: with
-#: (14, 23) mAP50 / mAP50-95 averaged over both faces was 0.868 / 0.494, with (22, 30) 0.929 / 0.607; a larger
-#: SMALL_TILE_PX or aim gained no more than 0.007.
+#: SMALL_TILE_AIM_PX (never past the frame's own resolution): the detector finds and fits tiles better there.
+#: Chosen among 16 pairs on the synthetic validation frames, where tiles are 16-28 px at 512: with (14, 23)
+#: mAP50 / mAP50-95 averaged over both faces was 0.868 / 0.494, with (22, 26) 0.925 / 0.597. Aiming at 30 gained
+#: 0.004 / 0.010 more but cost 12 ms on a 60-tile 720p frame (70 ms a frame, over the 60 ms budget).
 SMALL_TILE_PX = 22.0
-SMALL_TILE_AIM_PX = 30.0
+SMALL_TILE_AIM_PX = 26.0
 #: Above this median short side (detector input px) the tiles may be larger than any the detector was trained
 #: on (a close-up photo) and it boxes pips and characters instead: the frame is then also read at LARGE_ZOOM of
 #: that size and the reading with the larger sum of scores kept. Both were picked among 3 x 3 values on the
