@@ -188,8 +188,9 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
     d.add_argument("--topdown", default=str(ROOT / "datasets" / "rendered" / "topdown"),
                    help="top-down crops at the reader's scale (generate --view topdown); skipped if missing")
-    d.add_argument("--player", default=str(ROOT / "datasets" / "rendered" / "player"),
-                   help="player's-eye frames (generate --view player); skipped if missing")
+    d.add_argument("--player", default=None,
+                   help="player's-eye frames (generate --view player), e.g. datasets/rendered/player; opt-in, so "
+                        "the recipe's earlier runs train on what they did")
     d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
                    help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
     d.add_argument("--haitaks-repeat", type=int, default=1, help="times the haitaks photos are shown an epoch")
