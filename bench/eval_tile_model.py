@@ -308,23 +308,19 @@ def main() -> None:
     a = ap.parse_args()
     model = TileModel.load(a.models, threads=2)
     res = {"models": str(a.models), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    res["speed"] = speed(model, 10 if a.quick else 50)
-    print(json.dumps({"speed": res["speed"]}), flush=True)
-    res["camerash_test"] = eval_camerash(model)
-    print(json.dumps({"camerash_test": res["camerash_test"]}), flush=True)
-    res["haitaks_test"] = eval_haitaks(model)
-    print(json.dumps({"haitaks_test": res["haitaks_test"]}), flush=True)
-    res["enrolment"] = enrolment(model, 5 if a.quick else 30)
-    print(json.dumps({"enrolment": {k: v for k, v in res["enrolment"].items() if k != "per_class_before_after"}}),
-          flush=True)
-    res["synthetic_test"] = eval_synth(model, a.synth, 20 if a.quick else None)
-    print(json.dumps({"synthetic_test": {k: v for k, v in res["synthetic_test"].items()
-                                         if k != "classifier_top1_per_class"}}), flush=True)
-    res["topdown_test"] = eval_topdown(model, a.topdown, 20 if a.quick else None)
-    print(json.dumps({"topdown_test": res["topdown_test"]}), flush=True)
-    res["player_test"] = eval_synth(model, a.player, 20 if a.quick else None, "player's-eye test")
-    print(json.dumps({"player_test": {k: v for k, v in res["player_test"].items()
-                                      if k != "classifier_top1_per_class"}}), flush=True)
+    n = 20 if a.quick else None
+    parts = [("speed", lambda: speed(model, 10 if a.quick else 50)),
+             ("camerash_test", lambda: eval_camerash(model)),
+             ("haitaks_test", lambda: eval_haitaks(model)),
+             ("enrolment", lambda: enrolment(model, 5 if a.quick else 30)),
+             ("synthetic_test", lambda: eval_synth(model, a.synth, n)),
+             ("topdown_test", lambda: eval_topdown(model, a.topdown, n)),
+             ("player_test", lambda: eval_synth(model, a.player, n, "player's-eye test"))]
+    for key, part in parts:
+        res[key] = part()
+        # Per-class tables go to the JSON file only.
+        brief = {k: v for k, v in res[key].items() if k not in ("per_class_before_after", "classifier_top1_per_class")}
+        print(json.dumps({key: brief}), flush=True)
     if a.json:
         a.json.write_text(json.dumps(res, indent=1) + "\n")
 

@@ -70,14 +70,10 @@ def train_detector(a: argparse.Namespace) -> None:
 
     synth = Path(a.synth).resolve()
     train, val = [str(synth / "images" / "train")], [str(synth / "images" / "val")]
-    if a.topdown and Path(a.topdown).exists():
-        topdown = Path(a.topdown).resolve()
-        train.append(str(topdown / "images" / "train"))
-        val.append(str(topdown / "images" / "val"))
-    if a.player and Path(a.player).exists():
-        player = Path(a.player).resolve()
-        train.append(str(player / "images" / "train"))
-        val.append(str(player / "images" / "val"))
+    for extra in (a.topdown, a.player):      # more rendered sets, in the same train/val layout
+        if extra and Path(extra).exists():
+            train.append(str(Path(extra).resolve() / "images" / "train"))
+            val.append(str(Path(extra).resolve() / "images" / "val"))
     if a.haitaks and Path(a.haitaks).exists():
         # The only real table photos we have: listing them more than once shows them that many times an epoch.
         train += [str(Path(a.haitaks).resolve() / "images")] * a.haitaks_repeat

@@ -231,6 +231,8 @@ def player_camera(rng: np.random.Generator, scene: Scene, seat: int = 0, width: 
     ang = rack.angle_deg
     row = np.array([*_along(rack.x, rack.y, ang, 0.0, -rack.depth / 2 - 9), TILE_L / 2])
     far = scene.racks[(seat + 2) % len(scene.racks)]
+    thick = style_for(scene.style_id).thickness_mm
+    corners = np.vstack([tile_corners(t, thick) for t in scene.tiles] + [rack_corners(r) for r in scene.racks])
     close = rng.random() < 0.5
     for _ in range(200):
         hfov = math.radians(rng.uniform(50, 80))
@@ -245,7 +247,7 @@ def player_camera(rng: np.random.Generator, scene: Scene, seat: int = 0, width: 
                      cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
                      target=(float(tx), float(ty)), k1=float(rng.uniform(0, 0.12)), k2=float(rng.uniform(0, 0.03)))
         cam.roll_deg = _level_roll(cam) + float(rng.uniform(-10, 10))
-        if 40 <= cam.tilt_deg <= 75 and _player_view_ok(cam, scene, row, far, close):
+        if 40 <= cam.tilt_deg <= 75 and _player_view_ok(cam, corners, row, far, close):
             return cam
     raise RuntimeError(f"no player camera found for seat {seat}")
 
@@ -257,13 +259,10 @@ def _level_roll(cam: Camera) -> float:
     return math.degrees(math.atan2(-right[2], -down[2]))
 
 
-def _player_view_ok(cam: Camera, scene: Scene, row: np.ndarray, far: Rack, close: bool) -> bool:
+def _player_view_ok(cam: Camera, corners: np.ndarray, row: np.ndarray, far: Rack, close: bool) -> bool:
     """Whether ``cam`` frames the own tile row as asked (``close``: big; else with the far rack in view)
-    with all tiles and racks at least 20 mm in front of it."""
-    thick = style_for(scene.style_id).thickness_mm
-    boxes = [tile_corners(t, thick) for t in scene.tiles]
-    boxes += [rack_corners(r) for r in scene.racks]
-    _, depth = cam.to_normalised(np.vstack(boxes))
+    with all of the scene's tile and rack ``corners`` at least 20 mm in front of it."""
+    _, depth = cam.to_normalised(corners)
     if depth.min() < 20:
         return False
     (u, v), (_, v_top) = cam.project(np.array([row, row + [0, 0, TILE_L / 2]]))
