@@ -77,6 +77,7 @@ def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None
             ("lost ack -> resent, beeped once", lambda: _lost_ack(board)),
             ("button press timed", lambda: _button(board)),
             ("button held -> HOLD", lambda: _hold(board)),
+            ("lost event -> replayed", lambda: _lost_event(board)),
             ("host silence -> fail-safe", lambda: _silence(board)),
             ("board reset -> state restored", lambda: _reset(board)),
             ("port lost -> recovered", lambda: _unplug(board)),
@@ -212,6 +213,23 @@ def _hold(board: Board) -> tuple[bool | None, str]:
     shape = [(p.seat, p.held) for p in got]
     same_press = len({p.board_ms for p in got}) == 1
     return shape == [(1, False), (1, True)] and same_press, f"events {shape}, first contact {[p.board_ms for p in got]}"
+
+
+def _lost_event(board: Board) -> tuple[bool | None, str]:
+    """A button event lost on the wire: the next heartbeat shows the gap and the REPLAY brings the press back."""
+    rig = board.rig
+    if rig is None:
+        return None, "needs a rig to lose an event on purpose"
+    board.events()
+    count = len(board.recoveries)
+    rig.drop_next_event()
+    rig.press(2)
+    # The gap shows at the board's next heartbeat (1 s of its clock, which a loaded simavr host slows down).
+    if not wait_until(lambda: board._presses, 10.0):
+        return False, "the press never arrived"
+    got = [(p.seat, p.held) for p in board.events()]
+    asked = any(r.kind == "event_gap" for r in board.recoveries[count:])
+    return got == [(2, False)] and asked, f"events {got}, replay asked: {asked}"
 
 
 def _silence(board: Board) -> tuple[bool, str]:

@@ -143,6 +143,7 @@ class Board:
         self._presses: deque[ButtonPress] = deque(maxlen=64)
         self._link: Link | None = None
         self._splitter = proto.LineSplitter()
+        self._unread: deque[bytes] = deque()  # lines read from the port but not yet dispatched
         self._seq = 0
         self._last_event = 0
         self._replay_from = 0
@@ -312,6 +313,7 @@ class Board:
         link = self._open()
         self._link = link
         self._splitter = proto.LineSplitter()
+        self._unread.clear()
         link.reset_input_buffer()
         link.write(b"\n")  # ends whatever partial line the board may hold from before
         self._offset = None
@@ -420,8 +422,10 @@ class Board:
         assert self._link is not None
         deadline = time.monotonic() + timeout
         while True:
-            data = self._link.read(256)
-            for raw in self._splitter.feed(data):
+            if not self._unread:
+                self._unread.extend(self._splitter.feed(self._link.read(256)))
+            while self._unread:  # lines behind the ack we return (a REPLAY's events) stay for the next call
+                raw = self._unread.popleft()
                 try:
                     frame = proto.parse(raw)
                 except proto.ProtocolError as exc:
@@ -442,7 +446,12 @@ class Board:
             # last command; the FAILSAFE event, replayable, is what says the state was dropped).
             last = int(frame.fields[1]) if frame.fields[1].isdigit() else 0
             if last > self._last_event and not self._replay_from:
-                self._replay_from = self._last_event + 1
+                self._ask_replay(last)
+
+    def _ask_replay(self, last: int) -> None:
+        """Events after the last one seen up to ``last`` never arrived: the service loop asks the board again."""
+        self._recovered("event_gap", f"events {self._last_event + 1}..{last} lost; asked for a replay")
+        self._replay_from = self._last_event + 1
 
     def _event(self, frame: proto.Frame) -> None:
         n, kind, args = frame.number, frame.fields[1], frame.fields[2:]
@@ -458,8 +467,7 @@ class Board:
         if n <= self._last_event:
             return  # already seen (a REPLAY overlaps what arrived)
         if n > self._last_event + 1:
-            self._recovered("event_gap", f"events {self._last_event + 1}..{n - 1} lost; asked for a replay")
-            self._replay_from = self._last_event + 1
+            self._ask_replay(n - 1)
             return
         self._last_event = n
         if kind in ("BTN", "HOLD") and len(args) == 2:

@@ -50,6 +50,7 @@ class BoardEmulator:
         self.rx_log: list[tuple[float, bytes]] = []  # (time the board had the whole line, line)
         self.boots: list[float] = []
         self.drop_acks = 0  # acknowledgements to lose on the way to the host (fault injection)
+        self.drop_events = 0  # events to lose the same way (the board still holds them for REPLAY)
         self._levels = dict.fromkeys(PINS, 0)
         self.reset()
 
@@ -194,6 +195,8 @@ class BoardEmulator:
         line = proto.frame(body)
         if body.startswith("A ") and self.drop_acks:
             self.drop_acks -= 1  # lost on the wire (a test's fault injection); the cache still holds it
+        elif body.startswith("E ") and self.drop_events:
+            self.drop_events -= 1  # lost on the wire; the event buffer still holds it
         else:
             self._out += line
         return line

@@ -2,8 +2,9 @@
 ``mahj board check``) look at its pins and press its buttons.
 
 Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``unplug()``/``replug()``,
-``garbage(text)``, ``drop_next_ack()``, ``levels()`` (pins now), ``pin_changes()``, ``rx_log()`` (when the
-board had each host line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's clock), ``close()``.
+``garbage(text)``, ``drop_next_ack()``, ``drop_next_event()``, ``levels()`` (pins now), ``pin_changes()``,
+``rx_log()`` (when the board had each host line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's
+clock), ``close()``.
 Times are the board's own clock in seconds (simulated time for simavr), so timings measured here are honest
 however loaded the machine running the test is.
 
@@ -96,6 +97,10 @@ class EmulatorRig:
     def drop_next_ack(self) -> None:
         """The next acknowledgement the board sends is lost on the way to the host."""
         self.board.drop_acks += 1
+
+    def drop_next_event(self) -> None:
+        """The next event the board sends is lost on the way to the host."""
+        self.board.drop_events += 1
 
     def replug(self) -> None:
         self._plugged = True
@@ -228,6 +233,10 @@ class SimavrRig:
     def drop_next_ack(self) -> None:
         """The next acknowledgement the board sends is lost on the way to the host."""
         self._command("DROPACK", "D")
+
+    def drop_next_event(self) -> None:
+        """The next event the board sends is lost on the way to the host."""
+        self._command("DROPEVENT", "D")
 
     def pin_changes(self) -> list[PinChange]:
         with self._cond:

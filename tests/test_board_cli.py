@@ -18,9 +18,9 @@ def test_board_check_passes_and_reports_latency(port, capsys):
     assert report["ok"] and report["board"]["protocol"] == 1
     names = {c["name"]: c["ok"] for c in report["checks"]}
     assert all(names.values()) and "duplicate not acted twice" in names and "host silence -> fail-safe" in names
-    assert "button held -> HOLD" in names
+    assert "button held -> HOLD" in names and "lost event -> replayed" in names
     kinds = {r.split(":")[0] for r in report["recoveries"]}
-    assert {"failsafe", "board_reset", "reconnect"} <= kinds
+    assert {"failsafe", "board_reset", "reconnect", "event_gap"} <= kinds
     assert report["latency_ms"]["n"] >= 10 and report["latency_ms"]["p95"] < 10
     if port == "simavr":
         assert "Program:" in report["avr_size"] and report["board"]["firmware"] == "0.2.0"

@@ -324,6 +324,19 @@ def test_incompatible_board_is_refused_with_a_clear_error():
     board.close()
 
 
+def test_a_lost_event_is_replayed_and_the_press_still_arrives(rig, board):
+    """An event lost on the wire shows as a gap (the next heartbeat's event count); the driver asks for a REPLAY,
+    whose events come right behind its ack, and must keep them."""
+    rig.drop_next_event()
+    pressed = rig.press(3, hold_ms=40)
+    presses = []
+    assert wait_until(lambda: presses.extend(board.events()) or presses, timeout=4)
+    assert [(p.seat, p.held) for p in presses] == [(3, False)]
+    assert presses[0].board_ms == pytest.approx((pressed - rig.boot_time()) * 1000, abs=2)
+    assert any(r.kind == "event_gap" and "asked for a replay" in r.detail for r in board.recoveries)
+    assert not any("lost for good" in r.detail for r in board.recoveries)
+
+
 def test_beeps_are_played_once(rig, board):
     board.beep(Beep(1500, 30))
     assert board.wait_applied(2)

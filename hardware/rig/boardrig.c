@@ -207,15 +207,18 @@ static void after_reset(void) {
 
 /* ---- UART <-> pty --------------------------------------------------------------------------------------- */
 
-static int acks_to_drop, dropping;
+static int acks_to_drop, events_to_drop, dropping;
 
 static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     (void)param;
     unsigned char c = (unsigned char)value;
-    if (tx_len == 0 && !dropping && c == 'A' && acks_to_drop > 0) { /* DROPACK: this whole line gets lost */
-        acks_to_drop--;
-        dropping = 1;
+    if (tx_len == 0 && !dropping) { /* DROPACK / DROPEVENT: this whole line gets lost */
+        int *to_drop = c == 'A' ? &acks_to_drop : c == 'E' ? &events_to_drop : NULL;
+        if (to_drop && *to_drop > 0) {
+            (*to_drop)--;
+            dropping = 1;
+        }
     }
     if (!dropping && master >= 0 && write(master, &c, 1) < 0) {
         /* no reader or buffer full: the byte is lost, as on a real unread port */
@@ -318,6 +321,9 @@ static int control(char *cmd) {
         emit("N %llu\n", ns(avr->cycle));
     } else if (!strncmp(cmd, "DROPACK", 7)) {
         acks_to_drop++;
+        emit("D %llu\n", ns(avr->cycle));
+    } else if (!strncmp(cmd, "DROPEVENT", 9)) {
+        events_to_drop++;
         emit("D %llu\n", ns(avr->cycle));
     } else if (!strncmp(cmd, "TIME", 4)) {
         emit("T %llu\n", ns(avr->cycle));
