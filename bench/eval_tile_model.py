@@ -109,16 +109,18 @@ def recall_precision(pred: list[np.ndarray], gts: list[np.ndarray], thr: float =
     return tp / max(n_gt, 1), tp / max(n_pred, 1)
 
 
-def eval_synth(model: TileModel, root: Path, limit: int | None, desc: str = "synthetic test") -> dict:
-    metas = sorted((root / "meta" / "test").glob("*.json"))[:limit]
+def eval_synth(model: TileModel, root: Path, limit: int | None, desc: str = "synthetic test", split: str = "test"
+               ) -> dict:
+    """Box mAP and classifier top-1 on a rendered split (``val`` when choosing between candidates)."""
+    metas = sorted((root / "meta" / split).glob("*.json"))[:limit]
     if not metas:
-        return {"skipped": f"no rendered test split in {root}"}
+        return {"skipped": f"no rendered {split} split in {root}"}
     preds = {0: [], 1: []}
     gts = {0: [], 1: []}
     correct: dict[str, list[int]] = {c: [0, 0] for c in TILES}
     for mp in tqdm(metas, desc=desc, unit="img"):
         meta = json.loads(mp.read_text())
-        img = cv2.imread(str(root / "images" / "test" / (mp.stem + ".jpg")))
+        img = cv2.imread(str(root / "images" / split / (mp.stem + ".jpg")))
         boxes, cls, scores = model.frame_boxes(img, conf=(0.01, 0.01))  # at the size detect() reads it
         for c in (0, 1):
             preds[c].append((boxes[cls == c], scores[cls == c]))

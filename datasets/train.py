@@ -86,11 +86,12 @@ def train_detector(a: argparse.Namespace) -> None:
         return
     # --init continues from earlier weights (a second budgeted run): no warm-up, a lower learning rate.
     model = YOLO(str(a.init) if a.init else str(detector_yaml()))
-    extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": 0.0008} if a.init else {}
+    extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": a.lr0} if a.init else {}
     model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
                 workers=a.workers, project=str(RUNS), name=a.name, exist_ok=True, seed=a.seed,
                 deterministic=False, cache="ram", plots=False, patience=1000, close_mosaic=2, degrees=0.0,
-                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.4, pretrained=False, amp=False, verbose=True, **extra)
+                flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.4, pretrained=False, amp=False, verbose=True,
+                save_period=a.save_period, **extra)
 
 
 def export(a: argparse.Namespace) -> None:
@@ -99,21 +100,22 @@ def export(a: argparse.Namespace) -> None:
     _ultralytics_env()
     from ultralytics import YOLO
 
-    MODELS.mkdir(exist_ok=True)
-    det = RUNS / a.det_run / "weights" / "best.pt"
-    if not det.exists():
+    dest = Path(a.out)
+    dest.mkdir(parents=True, exist_ok=True)
+    det = Path(a.weights) if a.weights else RUNS / a.det_run / "weights" / "best.pt"
+    if not det.exists() and not a.weights:
         det = RUNS / a.det_run / "weights" / "last.pt"
     # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
     out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
-    shutil.copy(out, MODELS / "tile_detector.onnx")
-    classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", MODELS / "tile_classifier.onnx")
-    print(f"wrote {MODELS / 'tile_detector.onnx'} and {MODELS / 'tile_classifier.onnx'}")
-    th = tune_thresholds(ROOT / "datasets" / "rendered" / "synth", ROOT / "datasets" / "rendered" / "topdown")
-    (MODELS / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
+    shutil.copy(out, dest / "tile_detector.onnx")
+    classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / "tile_classifier.onnx")
+    print(f"wrote {dest / 'tile_detector.onnx'} and {dest / 'tile_classifier.onnx'}")
+    th = tune_thresholds(ROOT / "datasets" / "rendered" / "synth", ROOT / "datasets" / "rendered" / "topdown", dest)
+    (dest / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
     print(f"thresholds (best F1 at IoU 0.5 on the validation split): {th}")
 
 
-def tune_thresholds(synth: Path, topdown: Path) -> dict:
+def tune_thresholds(synth: Path, topdown: Path, models: Path) -> dict:
     """Per-face score thresholds that maximise F1 at IoU 0.5 on the validation splits: whole camera frames
     (synthetic) for ``detect``, and under ``topdown`` the top-down crops for the table reader's views."""
     import cv2
@@ -122,7 +124,7 @@ def tune_thresholds(synth: Path, topdown: Path) -> dict:
     from datasets.synth.generate import read_yolo_boxes
     from vision.tile_model import TileModel
 
-    model = TileModel.load(MODELS)
+    model = TileModel.load(models)
 
     def frames() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for mp in sorted((synth / "meta" / "val").glob("*.json")):
@@ -198,6 +200,10 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--resume", action="store_true")
     d.add_argument("--init", default=None, help="start from these weights (e.g. runs/detector/weights/last.pt)")
+    d.add_argument("--lr0", type=float, default=0.0008, help="learning rate of a run continued with --init")
+    d.add_argument("--save-period", type=int, default=-1,
+                   help="also keep every Nth epoch's weights (weights/epochN.pt), to pick the one that ships by "
+                        "the table benchmark rather than by validation mAP")
     d.add_argument("--name", default="detector", help="run folder under runs/")
     d.set_defaults(func=train_detector)
     c = sub.add_parser("classifier", help="train the crop classifier (36 tiles + not-a-tile, torch)")
@@ -212,6 +218,10 @@ def main(argv: list[str] | None = None) -> None:
     e = sub.add_parser("export", help="export both best checkpoints to ONNX in models/")
     e.add_argument("--det-run", default="detector", help="run folder of the detector to export")
     e.add_argument("--cls-run", default="classifier", help="run folder of the classifier to export")
+    e.add_argument("--weights", default=None, help="detector weights to export instead of the run's best.pt "
+                                                   "(e.g. runs/detector10/weights/epoch3.pt)")
+    e.add_argument("--out", default=str(MODELS), help="folder to write the model files to (a candidate's "
+                                                      "folder, to evaluate before it replaces models/)")
     e.set_defaults(func=export)
     a = ap.parse_args(argv)
     a.func(a)

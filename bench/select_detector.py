@@ -1,0 +1,99 @@
+"""Which of a training run's epochs should ship: each candidate is exported, then judged on what the product needs.
+
+    .venv-train/bin/python bench/select_detector.py runs/detector10 [--cls-run classifier2] [--json out.json]
+
+Validation mAP alone chose badly before (runs 7-9 in models/README.md: better mAP, worse table reading), so each
+epoch's weights (``datasets.train detector --save-period 1``) are exported to ``<run>/candidates/<epoch>`` with
+their own thresholds, and measured on data kept apart from the figures the model card reports:
+
+- the table benchmark on the *selection* games (seeds 950-959; the reported figures use 900-919): events missed
+  and invented by the real table reader;
+- box mAP on the synthetic *validation* split, each frame read the way ``detect`` reads it.
+
+Ranked by table errors, then validation mAP50-95. The test splits and the held-out photos are left for
+``bench/eval_tile_model.py --models <chosen candidate>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.eval_tile_model import eval_synth  # noqa: E402
+from vision.tile_model import MODELS_DIR, TileModel  # noqa: E402
+
+
+def candidates(run: Path, only: list[str] | None) -> list[Path]:
+    """The run's per-epoch weights in epoch order, then its last.pt (the end of the run)."""
+    def epoch(p: Path) -> int:
+        return int(re.sub(r"\D", "", p.stem))
+
+    found = sorted((run / "weights").glob("epoch*.pt"), key=epoch) + [run / "weights" / "last.pt"]
+    return [p for p in found if p.exists() and (only is None or p.stem in only)]
+
+
+def export(weights: Path, out: Path, cls_run: str) -> None:
+    if (out / "tile_detector.onnx").exists() and (out / "tile_model.json").exists():
+        return
+    subprocess.run([sys.executable, "-m", "datasets.train", "export", "--weights", str(weights), "--out", str(out),
+                    "--cls-run", cls_run], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
+def table_errors(models: Path, seed: int, games: int) -> dict:
+    """Events the real table reader missed or invented on the selection games, with this candidate's files."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([sys.executable, str(ROOT / "bench" / "bench_table.py"), "--parts", "accuracy", "--no-oracle",
+                        "--model", str(models), "--model-seed", str(seed), "--model-games", str(games),
+                        "--json", f.name], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        acc = json.loads(Path(f.name).read_text())["model"]
+    return {"missed": len(acc["misses"]), "invented": len(acc["extras"]),
+            "wrong_tile": acc["discards_wrong_tile"], "errors": len(acc["misses"]) + len(acc["extras"])
+            + acc["discards_wrong_tile"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path, help="a detector run folder (runs/detectorN)")
+    ap.add_argument("--cls-run", default="classifier2", help="classifier run exported beside each candidate")
+    ap.add_argument("--only", nargs="*", help="weights stems to judge (e.g. epoch3 last)")
+    ap.add_argument("--table-seed", type=int, default=950)
+    ap.add_argument("--table-games", type=int, default=10)
+    ap.add_argument("--synth", type=Path, default=ROOT / "datasets" / "rendered" / "synth")
+    ap.add_argument("--baseline", type=Path, default=MODELS_DIR,
+                    help="model files judged beside the candidates (the shipped ones); 'none' to skip")
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    a = ap.parse_args(argv)
+    judged = [] if str(a.baseline) == "none" else [(a.baseline, None)]
+    for weights in candidates(a.run, a.only):
+        out = a.run / "candidates" / weights.stem
+        print(f"== exporting {weights}", flush=True)
+        export(weights, out, a.cls_run)
+        judged.append((out, weights))
+    rows = []
+    for out, weights in judged:
+        val = eval_synth(TileModel.load(out), a.synth, None, desc=f"{out.name} synthetic val", split="val")
+        row = {"candidate": str(out), "weights": str(weights) if weights else "baseline",
+               **{k: val[k] for k in ("mAP50_up", "mAP50_down", "mAP50_95_up", "mAP50_95_down", "mAP50_95")},
+               **table_errors(out, a.table_seed, a.table_games)}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    rows.sort(key=lambda r: (r["errors"], -r["mAP50_95"]))
+    print(f"{'candidate':40} {'errors':>6} {'missed':>6} {'invented':>8} {'mAP50 up/down':>14} {'mAP50-95':>8}")
+    for r in rows:
+        print(f"{r['candidate']:40} {r['errors']:6d} {r['missed']:6d} {r['invented']:8d} "
+              f"{r['mAP50_up']:6.3f}/{r['mAP50_down']:.3f} {r['mAP50_95']:8.3f}")
+    if a.json:
+        a.json.write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
