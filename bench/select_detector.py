@@ -41,7 +41,9 @@ def candidates(run: Path, only: list[str] | None) -> list[Path]:
 
 
 def export(weights: Path, out: Path, cls_run: str) -> None:
-    if (out / "tile_detector.onnx").exists() and (out / "tile_model.json").exists():
+    """The candidate's model files, exported again only if the weights are newer than them."""
+    done = out / "tile_model.json"
+    if done.exists() and done.stat().st_mtime > weights.stat().st_mtime:
         return
     subprocess.run([sys.executable, "-m", "datasets.train", "export", "--weights", str(weights), "--out", str(out),
                     "--cls-run", cls_run], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)

@@ -445,11 +445,14 @@ class Board:
             # A heartbeat's event count reveals lost events (its IDLE flag is not acted on: it may predate our
             # last command; the FAILSAFE event, replayable, is what says the state was dropped).
             last = int(frame.fields[1]) if frame.fields[1].isdigit() else 0
-            if last > self._last_event and not self._replay_from:
+            if last > self._last_event:
                 self._ask_replay(last)
 
     def _ask_replay(self, last: int) -> None:
-        """Events after the last one seen up to ``last`` never arrived: the service loop asks the board again."""
+        """Events after the last one seen up to ``last`` never arrived: the service loop asks the board again
+        (once: later signs of the same gap, before the replay is served, are not a new loss)."""
+        if self._replay_from:
+            return
         self._recovered("event_gap", f"events {self._last_event + 1}..{last} lost; asked for a replay")
         self._replay_from = self._last_event + 1
 
