@@ -1,6 +1,6 @@
 """Figures for the tile model (issue 6), all measured on the shipped ONNX files through ``vision.tile_model``.
 
-    python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick]
+    python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick] [--only PART ..]
 
 1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read at the size `detect`
    reads it (`TileModel.frame_boxes`); classifier top-1 per class on the
@@ -10,11 +10,14 @@
    training venv only; it is not a dependency).
 3. Real crops (held-out camerash split): top-1 over our classes.
 4. Speed: median ms per 1280x720 frame with 60 tiles, detector + classifier, 2 threads.
-5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile.
+5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile; and what
+   ``mahj enroll`` proposes from five close-up phone photos of that set (tiles found, proposals already right).
 6. Top-down test split (datasets/synth/topdown.py): mAP50 / mAP50-95 of face-up / face-down boxes on crops of the
    table rectified to the reader's scale, detected at that scale: the view the table reader gives the detector.
 7. Player's-eye test split (``generate --view player``): the same figures as 1 on frames taken from a player's
-   seat, low and oblique, the view of the real haitaks photos.
+   seat, low and oblique.
+8. Close-up test split (``generate --view closeup``): the same figures on close-up photos of tiles lying in rows,
+   as people photograph a hand laid out or a set to enrol, and as most haitaks photos are taken.
 
 Parts whose data is missing (no ``../shared``, no rendered test split) are reported as skipped.
 """
@@ -38,10 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from datasets import real  # noqa: E402
 from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
 from datasets.synth.generate import read_yolo_boxes  # noqa: E402
-from datasets.synth.layout import grid_scene, overhead_camera  # noqa: E402
+from datasets.synth.layout import closeup_camera, grid_scene, overhead_camera  # noqa: E402
 from datasets.synth.scene import render  # noqa: E402
 from engine.tiles import FLOWER, JOKER, TILES  # noqa: E402
-from vision.enroll import build_prototypes  # noqa: E402
+from vision.enroll import build_prototypes, propose  # noqa: E402
 from vision.tile_model import CLASSIFIER_SIZE, MODELS_DIR, TileModel, crop_square  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -299,11 +302,47 @@ def enrolment(model: TileModel, scenes: int) -> dict:
             "per_class_before_after": per}
 
 
+def enrolment_photos(model: TileModel, photos: int = 5) -> dict:
+    """What ``mahj enroll`` proposes from phone photos of a new set: the held-out style's 40 tiles laid out in
+    groups of eight, each group photographed close up from a random side (tilt up to 40 degrees, a tile 4-15 %
+    of the frame); how many laid-out tiles are proposed (face up, IoU 0.5) and how many proposals already name
+    the right kind, i.e. how much the user has to correct."""
+    import tempfile
+
+    kinds = list(TILES) + [FLOWER] * 3 + [JOKER]
+    found = right = boxes = 0
+    for k in range(photos):
+        rng = np.random.default_rng([12, k])
+        scene = grid_scene(kinds[k * 8:(k + 1) * 8], HOLDOUT_STYLE, rng, cols=4)
+        for _ in range(50):   # a framing that shows the whole group, as a person taking the photo would
+            img, labels = render(scene, closeup_camera(rng, scene, 1024, 768), rng)
+            if len(labels) == len(scene.tiles):
+                break
+        with tempfile.TemporaryDirectory() as tmp:
+            props = propose(model, [(f"photo{k}", img)], Path(tmp))
+        boxes += len(props)
+        for lb in labels:
+            hit = max(props, key=lambda p: _box_iou(p.box, lb.box), default=None)
+            if hit is not None and _box_iou(hit.box, lb.box) >= 0.5:
+                found += 1
+                right += hit.proposed == lb.code
+    n = len(kinds)
+    return {"style": HOLDOUT_STYLE, "photos": photos, "tiles": n, "proposed_boxes": boxes,
+            "tiles_found": found, "found_share": round(found / n, 4), "proposals_right": right,
+            "right_share": round(right / n, 4)}
+
+
+def _box_iou(a: tuple, b: tuple) -> float:
+    return float(iou_matrix(np.array([a], float), np.array([b], float))[0, 0])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synth", type=Path, default=ROOT / "datasets" / "rendered" / "synth")
     ap.add_argument("--topdown", type=Path, default=ROOT / "datasets" / "rendered" / "topdown")
     ap.add_argument("--player", type=Path, default=ROOT / "datasets" / "rendered" / "player")
+    ap.add_argument("--closeup", type=Path, default=ROOT / "datasets" / "rendered" / "closeup")
+    ap.add_argument("--only", nargs="*", help="measure only these parts (e.g. haitaks_test closeup_test)")
     ap.add_argument("--models", type=Path, default=MODELS_DIR)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--quick", action="store_true", help="fewer images and runs (a smoke check)")
@@ -315,10 +354,14 @@ def main() -> None:
              ("camerash_test", lambda: eval_camerash(model)),
              ("haitaks_test", lambda: eval_haitaks(model)),
              ("enrolment", lambda: enrolment(model, 5 if a.quick else 30)),
+             ("enrolment_photos", lambda: enrolment_photos(model)),
              ("synthetic_test", lambda: eval_synth(model, a.synth, n)),
              ("topdown_test", lambda: eval_topdown(model, a.topdown, n)),
-             ("player_test", lambda: eval_synth(model, a.player, n, "player's-eye test"))]
+             ("player_test", lambda: eval_synth(model, a.player, n, "player's-eye test")),
+             ("closeup_test", lambda: eval_synth(model, a.closeup, n, "close-up test"))]
     for key, part in parts:
+        if a.only and key not in a.only:
+            continue
         res[key] = part()
         # Per-class tables go to the JSON file only.
         brief = {k: v for k, v in res[key].items() if k not in ("per_class_before_after", "classifier_top1_per_class")}

@@ -6,6 +6,8 @@ One command per stage, each with progress, each resumable from its checkpoints::
     python -m datasets.synth.generate --out datasets/rendered/topdown --n 800 --seed 2 --view topdown --workers 2
     python -m datasets.synth.generate --out datasets/rendered/player --n 600 --seed 3 --view player --workers 2 \
         --val 0.05 --test 0.05
+    python -m datasets.synth.generate --out datasets/rendered/closeup --n 1000 --seed 4 --view closeup \
+        --workers 2 --val 0.06 --test 0.06
     python -m datasets.real                                   # haitaks train photos -> datasets/rendered/haitaks
     python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
     python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
@@ -70,7 +72,7 @@ def train_detector(a: argparse.Namespace) -> None:
 
     synth = Path(a.synth).resolve()
     train, val = [str(synth / "images" / "train")], [str(synth / "images" / "val")]
-    for extra in (a.topdown, a.player):      # more rendered sets, in the same train/val layout
+    for extra in (a.topdown, a.player, a.closeup):      # more rendered sets, in the same train/val layout
         if extra and Path(extra).exists():
             train.append(str(Path(extra).resolve() / "images" / "train"))
             val.append(str(Path(extra).resolve() / "images" / "val"))
@@ -110,14 +112,16 @@ def export(a: argparse.Namespace) -> None:
     shutil.copy(out, dest / "tile_detector.onnx")
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / "tile_classifier.onnx")
     print(f"wrote {dest / 'tile_detector.onnx'} and {dest / 'tile_classifier.onnx'}")
-    th = tune_thresholds(ROOT / "datasets" / "rendered" / "synth", ROOT / "datasets" / "rendered" / "topdown", dest)
+    rendered = ROOT / "datasets" / "rendered"
+    th = tune_thresholds(rendered / "synth", rendered / "topdown", dest, rendered / "closeup")
     (dest / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
     print(f"thresholds (best F1 at IoU 0.5 on the validation split): {th}")
 
 
-def tune_thresholds(synth: Path, topdown: Path, models: Path) -> dict:
+def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | None = None) -> dict:
     """Per-face score thresholds that maximise F1 at IoU 0.5 on the validation splits: whole camera frames
-    (synthetic) for ``detect``, and under ``topdown`` the top-down crops for the table reader's views."""
+    (synthetic) for ``detect``, under ``topdown`` the top-down crops for the table reader's views, and under
+    ``closeup`` rendered close-up photos, read as ``detect`` reads them (scores run differently at that size)."""
     import cv2
     import numpy as np
 
@@ -126,31 +130,34 @@ def tune_thresholds(synth: Path, topdown: Path, models: Path) -> dict:
 
     model = TileModel.load(models)
 
-    def frames() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for mp in sorted((synth / "meta" / "val").glob("*.json")):
+    def frames(root: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for mp in sorted((root / "meta" / "val").glob("*.json")):
             meta = json.loads(mp.read_text())
             gt = [[("up", "down").index(t["face"]), *t["box"]] for t in meta["tiles"]]
-            yield cv2.imread(str(synth / "images" / "val" / (mp.stem + ".jpg"))), np.array(gt).reshape(-1, 5)
+            yield cv2.imread(str(root / "images" / "val" / (mp.stem + ".jpg"))), np.array(gt).reshape(-1, 5)
 
     def views() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for ip in sorted((topdown / "images" / "val").glob("*.jpg")):
             img = cv2.imread(str(ip))
             yield img, read_yolo_boxes(topdown / "labels" / "val" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
 
-    out: dict = {"iou": 0.5, **_best_f1(model, frames(), native=False, desc="tune frames")}
+    low = (0.02, 0.02)
+    out: dict = {"iou": 0.5, **_best_f1(lambda img: model._boxes(img, conf=low), frames(synth), "tune frames")}
     if (topdown / "images" / "val").exists():
-        out["topdown"] = _best_f1(model, views(), native=True, desc="tune top-down")
+        out["topdown"] = _best_f1(lambda img: model._boxes(img, native=True, conf=low), views(), "tune top-down")
+    if closeup is not None and (closeup / "meta" / "val").exists():
+        out["closeup"] = _best_f1(lambda img: model.frame_boxes(img, conf=low), frames(closeup), "tune close-ups")
     return out
 
 
-def _best_f1(model, items, native: bool, desc: str) -> dict:  # noqa: ANN001 -- TileModel, (image, truth) pairs
+def _best_f1(read, items, desc: str) -> dict:  # noqa: ANN001 -- image -> (boxes, faces, scores); (image, truth) pairs
     import numpy as np
     from tqdm import tqdm
 
     found: dict[int, list[tuple[float, bool]]] = {0: [], 1: []}
     n_true = {0: 0, 1: 0}
     for img, truth in tqdm(items, desc=desc, unit="img"):
-        boxes, cls, scores = model._boxes(img, native=native, conf=(0.02, 0.02))
+        boxes, cls, scores = read(img)
         for c in (0, 1):
             gt = truth[truth[:, 0] == c, 1:]
             n_true[c] += len(gt)
@@ -189,6 +196,9 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--player", default=None,
                    help="player's-eye frames (generate --view player), e.g. datasets/rendered/player; opt-in, so "
                         "the recipe's earlier runs train on what they did")
+    d.add_argument("--closeup", default=None,
+                   help="close-up photos of tiles lying in rows (generate --view closeup), e.g. "
+                        "datasets/rendered/closeup; opt-in like --player")
     d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
                    help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
     d.add_argument("--haitaks-repeat", type=int, default=1, help="times the haitaks photos are shown an epoch")

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from datasets.synth.faces import FACE_H, FACE_W, back_image, face_image, style_for
-from datasets.synth.generate import MIN_PLAYER_UP, read_yolo_boxes, render_one, split_of, yolo_lines
+from datasets.synth.generate import (
+    MIN_CLOSEUP_TILES,
+    MIN_PLAYER_UP,
+    read_yolo_boxes,
+    render_one,
+    split_of,
+    yolo_lines,
+)
 from datasets.synth.layout import player_camera, random_scene
 from datasets.synth.scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Scene, render
 from engine.tiles import TILES
@@ -174,3 +181,20 @@ def test_player_view_shows_the_own_tiles_face_up_inside_the_frame(seed):
     for lb in labels:
         x1, y1, x2, y2 = lb.box
         assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_closeup_view_shows_flat_tiles_large_and_inside_the_frame(seed):
+    """A close-up photo: tiles lying flat, a camera tilted at most 40 degrees, tiles a few per cent of the frame's
+    long side or more (far larger than in a whole-table frame), every box inside the picture."""
+    img, labels, meta = render_one(seed, 0, (1, 2), view="closeup")
+    h, w = img.shape[:2]
+    assert meta["view"] == "closeup" and meta["tilt_deg"] <= 40
+    assert len(labels) >= MIN_CLOSEUP_TILES
+    sides = [max(lb.box[2] - lb.box[0], lb.box[3] - lb.box[1]) for lb in labels]
+    assert 0.04 * max(w, h) <= float(np.median(sides)) <= 0.4 * max(w, h)
+    for lb in labels:
+        x1, y1, x2, y2 = lb.box
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+    again, labels_again, _ = render_one(seed, 0, (1, 2), view="closeup")
+    assert np.array_equal(img, again) and labels == labels_again

@@ -277,3 +277,44 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
     monkeypatch.setattr(model, "_boxes", boxes)
     model.detect(np.zeros((*shape, 3), np.uint8))
     assert len(calls) == passes
+
+
+def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
+    """Close-up photos get their own score thresholds (tuned on rendered close-ups): once the first pass says the
+    tiles are large, both readings are made with them, and the answer is the surer; a whole-table frame and a
+    frame of ordinary tiles keep the whole-frame thresholds."""
+    calls = []
+
+    def boxes(img, native=False, conf=None):
+        calls.append(conf)
+        side = 150.0 if img.shape[0] == 640 else 60.0
+        return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]]), np.array([0]), np.array([0.9])
+
+    monkeypatch.setattr(model, "_boxes", boxes)
+    monkeypatch.setattr(model, "closeup_conf", (0.2, 0.1))
+    model.detect(np.zeros((640, 640, 3), np.uint8))
+    assert calls == [None, (0.2, 0.1), (0.2, 0.1)]
+    calls.clear()
+    model.detect(np.zeros((720, 1280, 3), np.uint8))
+    assert calls == [None]
+
+
+def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the_model(tmp_path):
+    """``datasets.train`` export tunes the close-up thresholds on the close-up validation frames, read as
+    ``detect`` reads them, and ``TileModel.load`` takes them from ``tile_model.json``."""
+    from datasets.synth.generate import generate
+    from datasets.train import tune_thresholds
+    from models import MODELS_DIR
+
+    closeup = tmp_path / "closeup"
+    generate(closeup, 3, seed=4, val=1.0, test=0.0, view="closeup")
+    th = tune_thresholds(tmp_path / "none", tmp_path / "none", MODELS_DIR, closeup)
+    assert 0.05 <= th["closeup"]["conf_up"] <= 0.9 and th["closeup"]["f1_up_val"] > 0.3
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "tile_model.json").write_text(json.dumps(th))
+    for name in ("tile_detector.onnx", "tile_classifier.onnx"):
+        (folder / name).symlink_to(MODELS_DIR / name)
+    loaded = TileModel.load(folder)
+    assert loaded.closeup_conf == (th["closeup"]["conf_up"], th["closeup"]["conf_down"])
+    assert loaded.up_conf == th["conf_up"] and loaded.view_conf is None

@@ -158,7 +158,8 @@ class TileModel:
 
     def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
-                 view_conf: tuple[float, float] | None = None) -> None:
+                 view_conf: tuple[float, float] | None = None,
+                 closeup_conf: tuple[float, float] | None = None) -> None:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -186,6 +187,8 @@ class TileModel:
         self.conf, self.iou, self.up_conf = conf, iou, up_conf
         #: (face up, face down) score thresholds for top-down views, tuned on those apart from whole frames
         self.view_conf = view_conf
+        #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent
+        self.closeup_conf = closeup_conf or (up_conf, conf)
 
     @classmethod
     def load(cls, path: str | Path | None = None, threads: int = 2) -> TileModel:
@@ -208,10 +211,14 @@ class TileModel:
             th = json.loads(settings.read_text()) if settings.exists() else {}
         except ValueError as exc:
             raise TileModelError(f"{settings}: {exc}") from exc
-        view = th.get("topdown")
+
+        def pair(key: str) -> tuple[float, float] | None:
+            sub = th.get(key)
+            return (float(sub["conf_up"]), float(sub["conf_down"])) if sub else None
+
         model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
-                    view_conf=(float(view["conf_up"]), float(view["conf_down"])) if view else None)
+                    view_conf=pair("topdown"), closeup_conf=pair("closeup"))
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
@@ -350,23 +357,30 @@ class TileModel:
         The first reading, at DETECTOR_SIDE, measures the tiles. Smaller than SMALL_TILE_PX (a whole table in
         one frame), the frame is read again at the scale that makes them SMALL_TILE_AIM_PX, up to the frame's own
         resolution, and that reading is the answer (slower, but small tiles are otherwise missed, merged or
-        boxed loosely); larger than LARGE_TILE_PX (a close-up photo), also at LARGE_ZOOM of that size, keeping
-        the surer reading. The size is chosen on the boxes above the usual thresholds; ``conf`` (face up, face
-        down) then sets the thresholds of the answer (the evaluation asks for every box to rank them)."""
+        boxed loosely). Larger than LARGE_TILE_PX, the frame is a close-up photo: it is read at both sizes with
+        the close-up thresholds (``closeup_conf``) and the reading with the larger sum of scores kept. The size is
+        chosen on the boxes above the usual thresholds; ``conf`` (face up, face down) then sets the thresholds of
+        the answer (the evaluation asks for every box to rank them)."""
         boxes, cls, scores = self._boxes(frame_bgr)
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
         plan = _other_size(boxes, r) if len(boxes) and not self._fixed else None
-        if plan is not None:
-            zoom, keep_surer = plan
-            other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=cv2.INTER_AREA) \
-                if zoom * r != 1 else frame_bgr
-            ob, oc, os_ = self._boxes(other, native=True)
-            if not keep_surer or os_.sum() > scores.sum():
-                if conf is not None:
-                    ob, oc, os_ = self._boxes(other, native=True, conf=conf)
-                return ob * (w / other.shape[1]), oc, os_
-        return (boxes, cls, scores) if conf is None else self._boxes(frame_bgr, conf=conf)
+        if plan is None:
+            return (boxes, cls, scores) if conf is None else self._boxes(frame_bgr, conf=conf)
+        zoom, closeup = plan
+        other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=cv2.INTER_AREA) \
+            if zoom * r != 1 else frame_bgr
+        scale = w / other.shape[1]
+        if closeup:
+            same = self.closeup_conf == (self.up_conf, self.conf)
+            first = (boxes, cls, scores) if same else self._boxes(frame_bgr, conf=self.closeup_conf)
+            second = self._boxes(other, native=True, conf=self.closeup_conf)
+            if second[2].sum() <= first[2].sum():
+                return first if conf is None else self._boxes(frame_bgr, conf=conf)
+            ob, oc, os_ = second if conf is None else self._boxes(other, native=True, conf=conf)
+        else:
+            ob, oc, os_ = self._boxes(other, native=True, conf=conf)
+        return ob * scale, oc, os_
 
     def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
         """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not

@@ -19,6 +19,13 @@ and oblique, their own tiles standing face up towards the camera, other racks sh
 landscape. Same files as ``--view camera``; the meta also says ``"view": "player"``::
 
     python -m datasets.synth.generate --out datasets/rendered/player --n 800 --seed 3 --view player --workers 2
+
+``--view closeup`` writes close-up photos of tiles lying flat in a few rows (``layout.closeup_scene``), a phone
+held over them from any side, tilted up to 40 degrees, a tile 4-15 % of the frame's long side: how people
+photograph a hand laid out or a set spread out to enrol it, and how most haitaks-table-photos are taken::
+
+    python -m datasets.synth.generate --out datasets/rendered/closeup --n 1000 --seed 4 --view closeup --workers 2 \
+        --val 0.06 --test 0.06
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .faces import HOLDOUT_STYLE
-from .layout import player_camera, random_camera, random_scene
+from .layout import closeup_camera, closeup_scene, player_camera, random_camera, random_scene
 from .scene import Camera, Label, render
 from .topdown import render_topdown
 
@@ -54,16 +61,22 @@ def split_of(i: int, n: int, val: float, test: float) -> str:
 
 #: A player's-eye frame must show at least this many face-up tiles (its own rack, seen from the front).
 MIN_PLAYER_UP = 5
+#: A close-up must show at least this many tiles (a camera aimed past the rows is drawn again).
+MIN_CLOSEUP_TILES = 3
+#: Close-up photo sizes: phone landscape and portrait, and square.
+CLOSEUP_SIZES = ((1024, 768), (768, 1024), (1024, 1024), (1280, 720))
 
 
 def render_one(seed: int, i: int, styles: tuple[int, ...],
                view: str = "camera") -> tuple[np.ndarray, list[Label], dict]:
-    """Render image ``i`` of a data set seeded by ``seed`` (``view`` "camera" or "player"); returns (image,
-    labels, metadata)."""
+    """Render image ``i`` of a data set seeded by ``seed`` (``view`` "camera", "player" or "closeup"); returns
+    (image, labels, metadata)."""
     rng = np.random.default_rng([seed, i])
     style = int(styles[int(rng.integers(len(styles)))])
     if view == "player":
         img, labels, cam = _render_player(rng, style)
+    elif view == "closeup":
+        img, labels, cam = _render_closeup(rng, style)
     else:
         scene = random_scene(rng, style)
         cam = random_camera(rng, scene)
@@ -71,8 +84,8 @@ def render_one(seed: int, i: int, styles: tuple[int, ...],
     meta = {"seed": seed, "index": i, "style": style, "tilt_deg": round(cam.tilt_deg, 2),
             "tiles": [{"code": lb.code, "face": lb.face, "box": [round(v, 2) for v in lb.box],
                        "visibility": round(lb.visibility, 3), "variant": lb.variant} for lb in labels]}
-    if view == "player":
-        meta["view"] = "player"
+    if view != "camera":
+        meta["view"] = view
     return img, labels, meta
 
 
@@ -88,6 +101,18 @@ def _render_player(rng: np.random.Generator, style: int) -> tuple[np.ndarray, li
         if sum(lb.face == "up" for lb in labels) >= MIN_PLAYER_UP:
             return img, labels, cam
     raise RuntimeError(f"no player's-eye frame with {MIN_PLAYER_UP} face-up tiles for seat {seat}")
+
+
+def _render_closeup(rng: np.random.Generator, style: int) -> tuple[np.ndarray, list[Label], Camera]:
+    """A close-up photo of tiles lying in rows; a camera framing fewer than MIN_CLOSEUP_TILES is drawn again."""
+    scene = closeup_scene(rng, style)
+    width, height = CLOSEUP_SIZES[int(rng.integers(len(CLOSEUP_SIZES)))]
+    for _ in range(10):
+        cam = closeup_camera(rng, scene, width, height)
+        img, labels = render(scene, cam, rng)
+        if len(labels) >= MIN_CLOSEUP_TILES:
+            return img, labels, cam
+    raise RuntimeError(f"no close-up framing {MIN_CLOSEUP_TILES} tiles")
 
 
 def yolo_lines(boxes: list[tuple], width: int, height: int) -> list[str]:
@@ -168,9 +193,10 @@ def main() -> None:
     ap.add_argument("--styles", default=None,
                     help="comma-separated style ids (default: the training styles, without the held-out style)")
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--view", choices=("camera", "topdown", "player"), default="camera",
+    ap.add_argument("--view", choices=("camera", "topdown", "player", "closeup"), default="camera",
                     help="camera: whole overhead camera frames; topdown: crops of the table rectified to the "
-                         "reader's scale; player: low oblique frames from a player's seat")
+                         "reader's scale; player: low oblique frames from a player's seat; closeup: photos of "
+                         "tiles lying in rows, taken from close by")
     ap.add_argument("--range", default=None, metavar="START:STOP",
                     help="render only these image indices (to finish or extend a data set in pieces)")
     a = ap.parse_args()

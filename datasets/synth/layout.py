@@ -292,3 +292,49 @@ def grid_scene(codes: list[str], style: int, rng: np.random.Generator, cols: int
     light = random_light(rng)
     light.glare = 0.0
     return Scene(tiles=tiles, style_id=style, table=TableLook(seed=int(rng.integers(1000))), light=light)
+
+
+def closeup_scene(rng: np.random.Generator, style_id: int) -> Scene:
+    """Tiles lying flat in a few rows, touching or nearly, as people photograph a hand laid out, an exposure or
+    a set spread out to enrol it: 1-4 rows of 3-14 tiles, each row a little askew, a few tiles face down."""
+    bag = _bag(rng)
+    tiles: list[PlacedTile] = []
+    rows = int(rng.integers(1, 5))
+    gap = float(rng.choice([0.0, rng.uniform(0, 2), rng.uniform(2, 10)]))
+    row_gap = float(rng.uniform(0, 25))
+    turn = float(rng.normal(0, 4))
+    flowers = 0
+    for r in range(rows):
+        n = int(rng.integers(3, 15))
+        y0 = (rows / 2 - r - 0.5) * (TILE_L + row_gap) + rng.normal(0, 2)
+        x0 = -n * (TILE_W + gap) / 2 + rng.normal(0, 10)
+        for k in range(n):
+            code = bag.pop()
+            flowers += code == FLOWER
+            x, y = _along(0.0, y0, turn, x0 + (k + 0.5) * (TILE_W + gap) + rng.normal(0, 0.5), rng.normal(0, 0.8))
+            face = "down" if rng.random() < 0.08 else "up"
+            tiles.append(PlacedTile(code, face, float(x), float(y), turn + float(rng.normal(0, 1.5)),
+                                    variant=flowers if code == FLOWER else 0))
+    return Scene(tiles=tiles, style_id=style_id, table=TableLook(seed=int(rng.integers(1000))),
+                 light=random_light(rng))
+
+
+def closeup_camera(rng: np.random.Generator, scene: Scene, width: int, height: int) -> Camera:
+    """A phone held over ``scene``'s tiles from any side, tilted up to 40 degrees, framing them so that a tile is
+    about 4-15 % of the frame's long side (as in the close-up photos of haitaks-table-photos)."""
+    hfov = math.radians(rng.uniform(50, 75))
+    fx = max(width, height) / 2 / math.tan(hfov / 2)
+    xs = np.array([t.x for t in scene.tiles])
+    ys = np.array([t.y for t in scene.tiles])
+    tile_frac = rng.uniform(0.04, 0.15)
+    dist = fx * TILE_W / (tile_frac * max(width, height))
+    tilt = math.radians(rng.uniform(0, 40))
+    yaw = rng.uniform(0, 2 * math.pi)
+    tx = float(xs.mean() + rng.normal(0, 0.15) * np.ptp(xs))
+    ty = float(ys.mean() + rng.normal(0, 0.15) * max(np.ptp(ys), TILE_L))
+    pos = (tx - dist * math.sin(tilt) * math.cos(yaw), ty - dist * math.sin(tilt) * math.sin(yaw),
+           dist * math.cos(tilt))
+    return Camera(width=width, height=height, fx=fx, fy=fx * rng.uniform(0.99, 1.01),
+                  cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
+                  target=(tx, ty), roll_deg=float(rng.uniform(-180, 180)),
+                  k1=float(rng.uniform(0, 0.08)), k2=float(rng.uniform(0, 0.02)))
