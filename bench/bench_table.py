@@ -92,7 +92,10 @@ def accuracy(videos: list[Path], detector_for) -> dict:
         frames += len(res.frame_ms)
         asked.update(e.type for e in res.events if e.type in ("ask_human", "tile_count"))
         truth = [e.to_json() for e in read_log(v.with_suffix(".truth.jsonl"))]
-        total.add(score([e.to_json() for e in res.events], truth, (meta_for(v) or {}).get("disturbances", [])))
+        game = score([e.to_json() for e in res.events], truth, (meta_for(v) or {}).get("disturbances", []))
+        for e in game.misses + game.extras:     # so that a person can open the game and look
+            e["game"] = v.stem
+        total.add(game)
     table = total.table()
     return {"frames": frames, "per_type": table, "discards_wrong_tile": total.discard_seen_wrong_tile,
             "invented_in_disturbance": [e.get("type") for e in total.invented_in_disturbance],

@@ -102,16 +102,21 @@ def export(a: argparse.Namespace) -> None:
     _ultralytics_env()
     from ultralytics import YOLO
 
+    from vision.tile_model import CLOSEUP_DETECTOR_FILE, DETECTOR_FILE
+
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
     det = Path(a.weights) if a.weights else RUNS / a.det_run / "weights" / "best.pt"
     if not det.exists() and not a.weights:
         det = RUNS / a.det_run / "weights" / "last.pt"
-    # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
-    out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
-    shutil.copy(out, dest / "tile_detector.onnx")
+    jobs = [(det, DETECTOR_FILE)] + ([(Path(a.closeup_weights), CLOSEUP_DETECTOR_FILE)] if a.closeup_weights else [])
+    for weights, name in jobs:
+        # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
+        out = YOLO(str(weights)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
+        shutil.copy(out, dest / name)
+        print(f"wrote {dest / name} from {weights}")
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / "tile_classifier.onnx")
-    print(f"wrote {dest / 'tile_detector.onnx'} and {dest / 'tile_classifier.onnx'}")
+    print(f"wrote {dest / 'tile_classifier.onnx'}")
     rendered = ROOT / "datasets" / "rendered"
     th = tune_thresholds(rendered / "synth", rendered / "topdown", dest, rendered / "closeup")
     (dest / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
@@ -230,6 +235,10 @@ def main(argv: list[str] | None = None) -> None:
     e.add_argument("--cls-run", default="classifier", help="run folder of the classifier to export")
     e.add_argument("--weights", default=None, help="detector weights to export instead of the run's best.pt "
                                                    "(e.g. runs/detector10/weights/epoch3.pt)")
+    e.add_argument("--closeup-weights", default=None,
+                   help="weights of a detector trained on close-up photos, exported beside the main one as "
+                        "tile_detector_closeup.onnx: detect reads close-ups with it (e.g. "
+                        "runs/detector11/weights/epoch5.pt)")
     e.add_argument("--out", default=str(MODELS), help="folder to write the model files to (a candidate's "
                                                       "folder, to evaluate before it replaces models/)")
     e.set_defaults(func=export)

@@ -270,7 +270,7 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
     """How many detector passes ``detect`` makes, from the size of the tiles the first pass found."""
     calls = []
 
-    def boxes(img, native=False, conf=None):
+    def boxes(img, native=False, conf=None, closeup=False):
         calls.append(img.shape[:2])
         return np.array([[10.0, 10.0, 10.0 + side_px, 10.0 + 1.3 * side_px]]), np.array([1]), np.array([0.9])
 
@@ -285,7 +285,7 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     frame of ordinary tiles keep the whole-frame thresholds."""
     calls = []
 
-    def boxes(img, native=False, conf=None):
+    def boxes(img, native=False, conf=None, closeup=False):
         calls.append(conf)
         side = 150.0 if img.shape[0] == 640 else 60.0
         return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]]), np.array([0]), np.array([0.9])
@@ -318,3 +318,35 @@ def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the
     loaded = TileModel.load(folder)
     assert loaded.closeup_conf == (th["closeup"]["conf_up"], th["closeup"]["conf_down"])
     assert loaded.up_conf == th["conf_up"] and loaded.view_conf is None
+
+
+def _model_folder(tmp_path: Path, closeup: bool) -> Path:
+    """A model folder of the shipped files, with (``closeup``) a close-up detector beside the main one: the
+    shipped main detector again, which is enough to see which detector reads what."""
+    from models import MODELS_DIR
+    from vision.tile_model import CLOSEUP_DETECTOR_FILE
+
+    folder = tmp_path / ("with" if closeup else "without")
+    folder.mkdir()
+    for name in ("tile_detector.onnx", "tile_classifier.onnx", "tile_model.json"):
+        (folder / name).symlink_to(MODELS_DIR / name)
+    if closeup:
+        (folder / CLOSEUP_DETECTOR_FILE).symlink_to(MODELS_DIR / "tile_detector.onnx")
+    return folder
+
+
+def test_a_close_up_detector_reads_close_ups_only_and_is_loaded_on_the_first(tmp_path, frame, monkeypatch):
+    """A folder that ships a close-up detector reads close-up photos with it, loading it only then: frames of
+    ordinary and small tiles (the camera at the table) never touch it. A folder with its own main detector and
+    no close-up one (a training candidate) reads everything with its own."""
+    model = TileModel.load(_model_folder(tmp_path, closeup=True))
+    used = []
+    real = model._detector
+    monkeypatch.setattr(model, "_detector", lambda closeup: used.append(closeup) or real(closeup))
+    model.detect(frame)
+    assert used and not any(used) and model._closeup_det is None
+    used.clear()
+    h, w = frame.shape[:2]
+    model.detect(np.ascontiguousarray(frame[h // 3:2 * h // 3, w // 3:2 * w // 3]))   # tiles 3x larger
+    assert used[0] is False and all(used[1:]) and len(used) >= 3 and model._closeup_det is not None
+    assert TileModel.load(_model_folder(tmp_path, closeup=False))._closeup_path is None

@@ -25,6 +25,9 @@ from models import MODELS_DIR
 from vision.tracker import ALTS
 
 DETECTOR_FILE = "tile_detector.onnx"
+#: An optional second detector, trained on close-up photos, that reads the frames ``frame_boxes`` finds to be
+#: close-ups (see models/README.md): the table reader keeps the detector chosen on the table.
+CLOSEUP_DETECTOR_FILE = "tile_detector_closeup.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
 SECOND_LOOK = 0.9   # a crop read less surely than this is read again turned half round (TileModel._run_classifier)
 SET_FILE = "set.json"
@@ -52,10 +55,12 @@ SMALL_TILE_PX = 22.0
 SMALL_TILE_AIM_PX = 26.0
 #: Above this median short side (detector input px) the tiles may be larger than any the detector was trained
 #: on (a close-up photo) and it boxes pips and characters instead: the frame is then also read at LARGE_ZOOM of
-#: that size and the reading with the larger sum of scores kept. Both were picked among 3 x 3 values on the
-#: held-out haitaks photos (face-up recall / precision 0.49 / 0.79 at one size, 0.63 / 0.91 with the second
-#: look; the training photos, which the detector has learnt, come out the same for every pair). A zoom aiming
-#: the boxes seen at TYPICAL_TILE_PX does worse (0.56 / 0.83): those boxes are pips, not tiles.
+#: that size and the reading with the larger sum of scores kept. Both were first picked among 3 x 3 values on
+#: the held-out haitaks photos (a test set: face-up recall / precision 0.49 / 0.79 at one size, 0.63 / 0.91 with
+#: the second look), then checked on data no figure uses, the rendered close-ups' validation split (``generate
+#: --view closeup``): with the detector of run 6, face-up mAP50 0.41 at one size, 0.61 with (1.25, 0.6), no
+#: other of 9 pairs more than 0.005 better on mAP50-95. A zoom aiming the boxes seen at TYPICAL_TILE_PX does
+#: worse: those boxes are pips, not tiles.
 LARGE_TILE_PX = 1.25 * TYPICAL_TILE_PX
 LARGE_ZOOM = 0.6
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
@@ -159,22 +164,22 @@ class TileModel:
     def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
                  view_conf: tuple[float, float] | None = None,
-                 closeup_conf: tuple[float, float] | None = None) -> None:
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        # The two sessions run one after the other, each with its own thread pool: left spinning after a run, one
+                 closeup_conf: tuple[float, float] | None = None, closeup_detector: Path | None = None) -> None:
+        self._opts = ort.SessionOptions()
+        self._opts.intra_op_num_threads = threads
+        self._opts.inter_op_num_threads = 1
+        self._opts.log_severity_level = 3
+        # The sessions run one after the other, each with its own thread pool: left spinning after a run, one
         # pool's threads hold the cores the other needs (a 1280x720 frame with 60 tiles: 88 ms a frame spinning,
         # 60 ms not, bench/eval_tile_model.py's speed part).
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._det = ort.InferenceSession(str(detector), opts, providers=["CPUExecutionProvider"])
-            self._cls = ort.InferenceSession(str(classifier), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
-            raise TileModelError(f"cannot load tile models {detector}, {classifier}: {exc}") from exc
+        self._opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._det = self._session(detector)
+        self._cls = self._session(classifier)
+        #: The close-up detector is loaded on the first close-up: a camera at the table never needs it.
+        self._closeup_path = closeup_detector
+        self._closeup_det: ort.InferenceSession | None = None
         inp = self._det.get_inputs()[0]
-        self._det_name = inp.name
+        self._det_name = inp.name       # both detectors are exported alike (datasets/train.py export)
         # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
         # aspect (long side DETECTOR_SIDE, short side rounded up to 32), so 4:3 and square photos lose nothing.
         self._fixed = (int(inp.shape[2]), int(inp.shape[3])) if isinstance(inp.shape[2], int) else None
@@ -189,6 +194,20 @@ class TileModel:
         self.view_conf = view_conf
         #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent
         self.closeup_conf = closeup_conf or (up_conf, conf)
+
+    def _session(self, path: Path) -> ort.InferenceSession:
+        try:
+            return ort.InferenceSession(str(path), self._opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
+            raise TileModelError(f"cannot load tile model {path}: {exc}") from exc
+
+    def _detector(self, closeup: bool) -> ort.InferenceSession:
+        """The detector for a frame: the close-up one where asked and shipped, else the main one."""
+        if not closeup or self._closeup_path is None:
+            return self._det
+        if self._closeup_det is None:
+            self._closeup_det = self._session(self._closeup_path)
+        return self._closeup_det
 
     @classmethod
     def load(cls, path: str | Path | None = None, threads: int = 2) -> TileModel:
@@ -218,7 +237,8 @@ class TileModel:
 
         model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
-                    view_conf=pair("topdown"), closeup_conf=pair("closeup"))
+                    view_conf=pair("topdown"), closeup_conf=pair("closeup"),
+                    closeup_detector=closeup if (closeup := det.with_name(CLOSEUP_DETECTOR_FILE)).exists() else None)
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
@@ -250,13 +270,13 @@ class TileModel:
         np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
         return buf, r, x0, y0
 
-    def _boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None,
+               closeup: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(boxes xyxy in frame px, face class ids, scores) after NMS; ``conf``: (face up, face down) score
-        thresholds instead of the whole-frame ones."""
+        thresholds instead of the whole-frame ones; ``closeup``: by the close-up detector, if shipped."""
         up_conf, down_conf = conf or (self.up_conf, self.conf)
         buf, r, x0, y0 = self._prepare(frame, native)
-        out = self._det.run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
+        out = self._detector(closeup).run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
         scores_all = out[4:]
         cls = scores_all.argmax(axis=0)
         scores = scores_all[cls, np.arange(out.shape[1])]
@@ -357,10 +377,11 @@ class TileModel:
         The first reading, at DETECTOR_SIDE, measures the tiles. Smaller than SMALL_TILE_PX (a whole table in
         one frame), the frame is read again at the scale that makes them SMALL_TILE_AIM_PX, up to the frame's own
         resolution, and that reading is the answer (slower, but small tiles are otherwise missed, merged or
-        boxed loosely). Larger than LARGE_TILE_PX, the frame is a close-up photo: it is read at both sizes with
-        the close-up thresholds (``closeup_conf``) and the reading with the larger sum of scores kept. The size is
-        chosen on the boxes above the usual thresholds; ``conf`` (face up, face down) then sets the thresholds of
-        the answer (the evaluation asks for every box to rank them)."""
+        boxed loosely). Larger than LARGE_TILE_PX, the frame is a close-up photo: it is read at both sizes, by
+        the close-up detector where one is shipped and with the close-up thresholds (``closeup_conf``), and the
+        reading with the larger sum of scores kept. The size is chosen on the boxes above the usual thresholds;
+        ``conf`` (face up, face down) then sets the thresholds of the answer (the evaluation asks for every box
+        to rank them)."""
         boxes, cls, scores = self._boxes(frame_bgr)
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
@@ -372,12 +393,13 @@ class TileModel:
             if zoom * r != 1 else frame_bgr
         scale = w / other.shape[1]
         if closeup:
-            same = self.closeup_conf == (self.up_conf, self.conf)
-            first = (boxes, cls, scores) if same else self._boxes(frame_bgr, conf=self.closeup_conf)
-            second = self._boxes(other, native=True, conf=self.closeup_conf)
+            special = self._closeup_path is not None
+            same = not special and self.closeup_conf == (self.up_conf, self.conf)
+            first = (boxes, cls, scores) if same else self._boxes(frame_bgr, conf=self.closeup_conf, closeup=True)
+            second = self._boxes(other, native=True, conf=self.closeup_conf, closeup=True)
             if second[2].sum() <= first[2].sum():
-                return first if conf is None else self._boxes(frame_bgr, conf=conf)
-            ob, oc, os_ = second if conf is None else self._boxes(other, native=True, conf=conf)
+                return first if conf is None else self._boxes(frame_bgr, conf=conf, closeup=True)
+            ob, oc, os_ = second if conf is None else self._boxes(other, native=True, conf=conf, closeup=True)
         else:
             ob, oc, os_ = self._boxes(other, native=True, conf=conf)
         return ob * scale, oc, os_
