@@ -262,7 +262,7 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
 @pytest.mark.parametrize("shape, side_px, passes", [
     ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 8 px at the input, read again larger
     ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
-    ((640, 640), 150.0, 2),      # a close-up: read again smaller
+    ((640, 640), 150.0, 3),      # a close-up: read again by the close-up detector, at its size and smaller
     ((720, 1280), 45.0, 2),      # 18 px at the input: found, but read again at the size it fits best
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
