@@ -321,19 +321,15 @@ def enrolment_photos(model: TileModel, photos: int = 5) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             props = propose(model, [(f"photo{k}", img)], Path(tmp))
         boxes += len(props)
-        for lb in labels:
-            hit = max(props, key=lambda p: _box_iou(p.box, lb.box), default=None)
-            if hit is not None and _box_iou(hit.box, lb.box) >= 0.5:
+        iou = iou_matrix(np.array([lb.box for lb in labels], float), np.array([p.box for p in props], float))
+        for lb, row in zip(labels, iou, strict=True):
+            if len(props) and row.max() >= 0.5:
                 found += 1
-                right += hit.proposed == lb.code
+                right += props[int(row.argmax())].proposed == lb.code
     n = len(kinds)
     return {"style": HOLDOUT_STYLE, "photos": photos, "tiles": n, "proposed_boxes": boxes,
             "tiles_found": found, "found_share": round(found / n, 4), "proposals_right": right,
             "right_share": round(right / n, 4)}
-
-
-def _box_iou(a: tuple, b: tuple) -> float:
-    return float(iou_matrix(np.array([a], float), np.array([b], float))[0, 0])
 
 
 def main() -> None:

@@ -59,8 +59,10 @@ SMALL_TILE_AIM_PX = 26.0
 #: the held-out haitaks photos (a test set: face-up recall / precision 0.49 / 0.79 at one size, 0.63 / 0.91 with
 #: the second look), then checked on data no figure uses, the rendered close-ups' validation split (``generate
 #: --view closeup``): with the detector of run 6, face-up mAP50 0.41 at one size, 0.61 with (1.25, 0.6), no
-#: other of 9 pairs more than 0.005 better on mAP50-95. A zoom aiming the boxes seen at TYPICAL_TILE_PX does
-#: worse: those boxes are pips, not tiles.
+#: other of 9 pairs more than 0.005 better on mAP50-95; with the close-up detector too, LARGE_ZOOM still helps
+#: and 1.0 x TYPICAL_TILE_PX scored 0.013 higher, but would hand frames of tiles at the table detector's best
+#: size (SMALL_TILE_AIM_PX) to the close-up one (models/README.md, run 11). A zoom aiming the boxes seen at
+#: TYPICAL_TILE_PX does worse: those boxes are pips, not tiles.
 LARGE_TILE_PX = 1.25 * TYPICAL_TILE_PX
 LARGE_ZOOM = 0.6
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
@@ -235,10 +237,13 @@ class TileModel:
             sub = th.get(key)
             return (float(sub["conf_up"]), float(sub["conf_down"])) if sub else None
 
+        # A close-up detector belongs to the main detector beside it: a folder with a detector of its own (a
+        # training candidate) never borrows the shipped one.
+        closeup = det.with_name(CLOSEUP_DETECTOR_FILE)
         model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
                     view_conf=pair("topdown"), closeup_conf=pair("closeup"),
-                    closeup_detector=closeup if (closeup := det.with_name(CLOSEUP_DETECTOR_FILE)).exists() else None)
+                    closeup_detector=closeup if closeup.exists() else None)
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
