@@ -61,8 +61,8 @@ def table_errors(models: Path, seed: int, games: int) -> dict:
     return {"missed": len(acc["misses"]), "invented": len(acc["extras"]),
             "wrong_tile": acc["discards_wrong_tile"], "errors": len(acc["misses"]) + len(acc["extras"])
             + acc["discards_wrong_tile"],
-            "what": [f"missed {m['type']} ({m['game']} {m['t']:.1f} s)" for m in acc["misses"]]
-            + [f"invented {m['type']} ({m['game']} {m['t']:.1f} s)" for m in acc["extras"]]}
+            "what": [f"{how} {m['type']} ({m['game']} {m['t']:.1f} s)"
+                     for how, key in (("missed", "misses"), ("invented", "extras")) for m in acc[key]]}
 
 
 def main(argv: list[str] | None = None) -> int:

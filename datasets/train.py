@@ -102,7 +102,7 @@ def export(a: argparse.Namespace) -> None:
     _ultralytics_env()
     from ultralytics import YOLO
 
-    from vision.tile_model import CLOSEUP_DETECTOR_FILE, DETECTOR_FILE
+    from vision.tile_model import CLASSIFIER_FILE, CLOSEUP_DETECTOR_FILE, DETECTOR_FILE
 
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
@@ -115,8 +115,8 @@ def export(a: argparse.Namespace) -> None:
         out = YOLO(str(weights)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
         shutil.copy(out, dest / name)
         print(f"wrote {dest / name} from {weights}")
-    classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / "tile_classifier.onnx")
-    print(f"wrote {dest / 'tile_classifier.onnx'}")
+    classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
+    print(f"wrote {dest / CLASSIFIER_FILE}")
     rendered = ROOT / "datasets" / "rendered"
     th = tune_thresholds(rendered / "synth", rendered / "topdown", dest, rendered / "closeup")
     (dest / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")

@@ -210,12 +210,20 @@ def random_camera(rng: np.random.Generator, scene: Scene, width: int = 1280, hei
     yaw = rng.uniform(0, 2 * math.pi)
     lim = max(0.0, scene.table.size_mm / 2 - view_w / 3)
     tx, ty = rng.uniform(-lim, lim, 2) if lim > 0 else (0.0, 0.0)
+    return _aimed_camera(rng, width, height, fx, (float(tx), float(ty)), dist, tilt, yaw, 0.12, 0.03)
+
+
+def _aimed_camera(rng: np.random.Generator, width: int, height: int, fx: float, target: tuple[float, float],
+                  dist: float, tilt: float, yaw: float, k1_max: float, k2_max: float) -> Camera:
+    """A camera ``dist`` mm from ``target`` on the table, tilted by ``tilt`` (radians) towards bearing ``yaw``, at
+    any roll, with a slightly uneven focal length, an off-centre principal point and up to this much distortion."""
+    tx, ty = target
     pos = (tx - dist * math.sin(tilt) * math.cos(yaw), ty - dist * math.sin(tilt) * math.sin(yaw),
            dist * math.cos(tilt))
     return Camera(width=width, height=height, fx=fx, fy=fx * rng.uniform(0.99, 1.01),
                   cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
-                  target=(float(tx), float(ty)), roll_deg=float(rng.uniform(-180, 180)),
-                  k1=float(rng.uniform(0, 0.12)), k2=float(rng.uniform(0, 0.03)))
+                  target=target, roll_deg=float(rng.uniform(-180, 180)),
+                  k1=float(rng.uniform(0, k1_max)), k2=float(rng.uniform(0, k2_max)))
 
 
 def player_camera(rng: np.random.Generator, scene: Scene, seat: int = 0, width: int = 1280,
@@ -332,9 +340,4 @@ def closeup_camera(rng: np.random.Generator, scene: Scene, width: int, height: i
     yaw = rng.uniform(0, 2 * math.pi)
     tx = float(xs.mean() + rng.normal(0, 0.15) * np.ptp(xs))
     ty = float(ys.mean() + rng.normal(0, 0.15) * max(np.ptp(ys), TILE_L))
-    pos = (tx - dist * math.sin(tilt) * math.cos(yaw), ty - dist * math.sin(tilt) * math.sin(yaw),
-           dist * math.cos(tilt))
-    return Camera(width=width, height=height, fx=fx, fy=fx * rng.uniform(0.99, 1.01),
-                  cx=width / 2 + rng.normal(0, 8), cy=height / 2 + rng.normal(0, 8), position=pos,
-                  target=(tx, ty), roll_deg=float(rng.uniform(-180, 180)),
-                  k1=float(rng.uniform(0, 0.08)), k2=float(rng.uniform(0, 0.02)))
+    return _aimed_camera(rng, width, height, fx, (tx, ty), dist, tilt, yaw, 0.08, 0.02)
