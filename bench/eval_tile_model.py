@@ -5,7 +5,8 @@
 1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read at the size `detect`
    reads it (`TileModel.frame_boxes`); classifier top-1 per class on the
    true face-up boxes.
-2. Real table photos (held-out haitaks, boxes only, one class): recall and precision at IoU 0.5, and the same for
+2. Real table photos (held-out haitaks, boxes only, one class), read as ``mahj detect`` reads a photo
+   (``vision.photo.read_photo``): recall and precision at IoU 0.5, and the same for
    the PyPI package ``mahjong-detector`` in this run if it is importable (install it in a throwaway or the
    training venv only; it is not a dependency).
 3. Real crops (held-out camerash split): top-1 over our classes.
@@ -45,6 +46,7 @@ from datasets.synth.layout import closeup_camera, grid_scene, overhead_camera  #
 from datasets.synth.scene import render  # noqa: E402
 from engine.tiles import FLOWER, JOKER, TILES  # noqa: E402
 from vision.enroll import build_prototypes, propose  # noqa: E402
+from vision.photo import read_photo  # noqa: E402
 from vision.tile_model import CLASSIFIER_SIZE, MODELS_DIR, TileModel, crop_square  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,7 +203,7 @@ def eval_haitaks(model: TileModel) -> dict:
         sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
         stretched = bool(len(gt)) and float(np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6))) > STRETCHED_ASPECT
         # The photos' labels are tile faces: a tile back (or a face taken for one) counts as no face found.
-        ours = np.array([d.box for d in model.detect(img) if d.face == "up"]).reshape(-1, 4)
+        ours = np.array([d.box for d in read_photo(model, img).detections if d.face == "up"]).reshape(-1, 4)
         theirs = None
         if mj_predict is not None:
             pim, pad = preprocess_image(Image.open(path))

@@ -372,8 +372,8 @@ class TileModel:
     # ---------------------------------------------------------------------------------------------------- both
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads."""
-        _check_image(frame_bgr)
-        return self._read_faces(frame_bgr, *self.frame_boxes(frame_bgr))
+        check_image(frame_bgr)
+        return self.read_faces(frame_bgr, *self.frame_boxes(frame_bgr))
 
     def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -413,16 +413,16 @@ class TileModel:
         """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not
         rescaled), with boxes mapped back into ``frame`` by the 3x3 ``view_to_frame`` and faces read from the
         frame, whose pixels are the camera's own (the view is resampled)."""
-        _check_image(view)
+        check_image(view)
         vb, cls, scores = self._boxes(view, native=True, conf=self.view_conf)
         if len(vb):
             corners = vb[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 1, 2).astype(np.float64)
             fc = cv2.perspectiveTransform(corners, view_to_frame).reshape(-1, 4, 2)
             h, w = frame.shape[:2]
             vb = np.clip(np.column_stack([fc.min(axis=1), fc.max(axis=1)]), 0, [w, h, w, h])
-        return self._read_faces(frame, vb, cls, scores)
+        return self.read_faces(frame, vb, cls, scores)
 
-    def _read_faces(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
+    def read_faces(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
                     ) -> list[Detection]:
         """Detections for these boxes, the face-up ones read by the classifier in one batch."""
         up = np.nonzero(cls == 0)[0]
@@ -457,7 +457,8 @@ def _other_size(boxes: np.ndarray, r: float) -> tuple[float, bool] | None:
     return None
 
 
-def _check_image(img: np.ndarray) -> None:
+def check_image(img: np.ndarray) -> None:
+    """Refuse anything but a colour image before it reaches a model, whose own error would not say what."""
     if img is None or img.ndim != 3 or img.shape[2] != 3:
         raise ValueError("the tile model needs an H x W x 3 BGR image")
 

@@ -1,4 +1,8 @@
-"""``mahj detect IMAGE``: every tile in a photo, face up or down, with the code of each face-up tile."""
+"""``mahj detect IMAGE``: every tile in a photo, face up or down, with the code of each face-up tile.
+
+A photo is read at the aspect ratio that suits it (``vision.photo``: exports and screenshots stretch photos out
+of shape); ``--frame`` reads the image as the camera pipeline reads its frames, as it is and once.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 
 import cv2
 
+from vision.photo import read_photo
 from vision.tile_model import TileModel, TileModelError, draw_overlay
 
 
@@ -19,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, default=None,
                    help="model folder or enrolled set folder (default: the shipped models)")
     p.add_argument("--set", dest="set_name", default=None, help="name of an enrolled set (see mahj enroll)")
+    p.add_argument("--frame", action="store_true",
+                   help="read the image as a camera frame: at its own aspect ratio only (faster)")
     p.set_defaults(func=run)
 
 
@@ -35,7 +42,11 @@ def run(args: argparse.Namespace) -> int:
     except (TileModelError, ValueError) as exc:
         print(f"error: {exc}")
         return 2
-    dets = model.detect(frame)
+    if args.frame:
+        dets, scale = model.detect(frame), (1.0, 1.0)
+    else:
+        reading = read_photo(model, frame)
+        dets, scale = reading.detections, reading.scale
     if args.out:
         if not cv2.imwrite(str(args.out), draw_overlay(frame, dets)):
             print(f"error: {args.out}: cannot write the overlay")
@@ -43,9 +54,12 @@ def run(args: argparse.Namespace) -> int:
     up = [d for d in dets if d.face == "up"]
     if args.json:
         print(json.dumps({"image": str(args.image), "width": frame.shape[1], "height": frame.shape[0],
-                          "tiles": [d.to_json() for d in dets]}))
+                          "read_scale": [round(v, 4) for v in scale], "tiles": [d.to_json() for d in dets]}))
     else:
         print(f"{args.image}: {len(dets)} tiles, {len(up)} face up, {len(dets) - len(up)} face down")
+        if scale != (1.0, 1.0):
+            print(f"  (the photo looks stretched: read resized to {scale[0]:.3g} x its width, "
+                  f"{scale[1]:.3g} x its height)")
         for d in sorted(dets, key=lambda d: (d.box[1], d.box[0])):
             x1, y1, x2, y2 = (round(v) for v in d.box)
             what = (d.tile or "?") if d.face == "up" else "(down)"
