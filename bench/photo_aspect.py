@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.eval_tile_model import recall_precision  # noqa: E402
 from datasets import real  # noqa: E402
-from vision.photo import photo_scales, surety  # noqa: E402
+from vision.photo import photo_scales, resized, surety  # noqa: E402
 from vision.tile_model import TileModel  # noqa: E402
 
 SQUARE = 640
@@ -88,8 +88,7 @@ def readings(model: TileModel, img: np.ndarray) -> list[Reading]:
     h, w = img.shape[:2]
     out = []
     for sx, sy in photo_scales(w, h):
-        im = img if (sx, sy) == (1.0, 1.0) else cv2.resize(
-            img, (max(1, round(w * sx)), max(1, round(h * sy))), interpolation=cv2.INTER_AREA)
+        im = resized(img, sx, sy)
         boxes, cls, scores = model.frame_boxes(im)
         k = np.array([im.shape[1] / w, im.shape[0] / h] * 2)
         out.append((boxes / k, cls == 0, scores))

@@ -67,6 +67,14 @@ def photo_scales(width: int, height: int) -> list[tuple[float, float]]:
     return out
 
 
+def resized(photo_bgr: np.ndarray, sx: float, sy: float) -> np.ndarray:
+    """The photo resized by (sx, sy), at least a pixel each way; the photo itself at (1, 1)."""
+    if (sx, sy) == (1.0, 1.0):
+        return photo_bgr
+    h, w = photo_bgr.shape[:2]
+    return cv2.resize(photo_bgr, (max(1, round(w * sx)), max(1, round(h * sy))), interpolation=cv2.INTER_AREA)
+
+
 def read_photo(model: TileModel, photo_bgr: np.ndarray) -> PhotoReading:
     """Every tile in a still photo, read at the aspect ratio whose reading is surest (the photo's own on a tie).
 
@@ -75,8 +83,7 @@ def read_photo(model: TileModel, photo_bgr: np.ndarray) -> PhotoReading:
     h, w = photo_bgr.shape[:2]
     best = None
     for sx, sy in photo_scales(w, h):
-        img = photo_bgr if (sx, sy) == (1.0, 1.0) else cv2.resize(
-            photo_bgr, (max(1, round(w * sx)), max(1, round(h * sy))), interpolation=cv2.INTER_AREA)
+        img = resized(photo_bgr, sx, sy)
         boxes, cls, scores = model.frame_boxes(img)
         s = surety(scores)
         if best is None or s > best[0]:
