@@ -177,6 +177,21 @@ def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
 STRETCHED_ASPECT = 3.0
 
 
+def haitaks_truth(path: Path, boxes: list[tuple[float, float, float, float]]
+                  ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """A haitaks photo with its true boxes in pixels, how many repeated labels were dropped, and whether the
+    data set's export stretched it out of shape (STRETCHED_ASPECT)."""
+    img = cv2.imread(str(path))
+    h, w = img.shape[:2]
+    # One held-out photo lists each of its 14 tiles three times, the same box each time: one tile, one box.
+    unique = np.unique(np.round(np.array(boxes, float).reshape(-1, 4), 5), axis=0)
+    gt = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
+                   for cx, cy, bw, bh in unique]).reshape(-1, 4)
+    sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
+    stretched = bool(len(gt)) and float(np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6))) > STRETCHED_ASPECT
+    return img, gt, len(boxes) - len(unique), stretched
+
+
 def eval_haitaks(model: TileModel) -> dict:
     """Tile faces found in the held-out photos, ours beside ``mahjong-detector``'s: over all of them, and apart
     over the photos at their natural aspect and those the data set's export stretched out of shape."""
@@ -192,16 +207,8 @@ def eval_haitaks(model: TileModel) -> dict:
     rows = []        # (stretched?, true boxes, ours, theirs)
     duplicates = 0
     for path, boxes in tqdm(items, desc="haitaks held-out", unit="img"):
-        img = cv2.imread(str(path))
-        h, w = img.shape[:2]
-        # One held-out photo lists each of its 14 tiles three times, the same box each time: one tile, one box.
-        unique = np.unique(np.round(np.array(boxes, float).reshape(-1, 4), 5), axis=0)
-        duplicates += len(boxes) - len(unique)
-        boxes = unique
-        gt = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
-                       for cx, cy, bw, bh in boxes]).reshape(-1, 4)
-        sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
-        stretched = bool(len(gt)) and float(np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6))) > STRETCHED_ASPECT
+        img, gt, dropped, stretched = haitaks_truth(path, boxes)
+        duplicates += dropped
         # The photos' labels are tile faces: a tile back (or a face taken for one) counts as no face found.
         ours = np.array([d.box for d in read_photo(model, img).detections if d.face == "up"]).reshape(-1, 4)
         theirs = None

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.eval_tile_model import recall_precision  # noqa: E402
+from bench.eval_tile_model import haitaks_truth, recall_precision  # noqa: E402
 from datasets import real  # noqa: E402
 from vision.photo import photo_scales, resized, surety  # noqa: E402
 from vision.tile_model import TileModel  # noqa: E402
@@ -68,17 +68,11 @@ def closeup_sets(root: Path) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
 
 
 def haitaks_sets() -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
-    """The haitaks training photos (every box a tile face), natural and stretched apart (true boxes over 3:1 in
-    the median, as bench/eval_tile_model.py splits the held-out ones)."""
+    """The haitaks training photos (every box a tile face), natural and stretched apart as
+    bench/eval_tile_model.py splits the held-out ones."""
     out: dict[str, list] = {"haitaks train, natural": [], "haitaks train, stretched": []}
     for path, boxes in real.haitaks_items("train"):
-        img = cv2.imread(str(path))
-        h, w = img.shape[:2]
-        b = np.unique(np.round(np.array(boxes, float).reshape(-1, 4), 5), axis=0)
-        gt = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
-                       for cx, cy, bw, bh in b]).reshape(-1, 4)
-        sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
-        stretched = len(gt) and np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6)) > 3
+        img, gt, _dropped, stretched = haitaks_truth(path, boxes)
         out["haitaks train, " + ("stretched" if stretched else "natural")].append((img, gt))
     return out
 
@@ -93,10 +87,6 @@ def readings(model: TileModel, img: np.ndarray) -> list[Reading]:
         k = np.array([im.shape[1] / w, im.shape[0] / h] * 2)
         out.append((boxes / k, cls == 0, scores))
     return out
-
-
-def _top_mean(n: int) -> Callable[[Reading], float]:
-    return lambda r: float(np.sort(r[2])[::-1][:n].mean()) if len(r[2]) >= 2 else 0.0
 
 
 def _sum_if_few(r: list[Reading]) -> int:
@@ -115,7 +105,7 @@ RULES: dict[str, Callable[[list[Reading]], int]] = {
     "as it is": lambda r: 0,
     "first finds < 4 face up: larger sum of scores": _sum_if_few,
     "highest surety (shipped: mean of the 10 surest)": _highest(lambda x: surety(x[2])),
-    "mean of the 5 surest": _highest(_top_mean(5)),
+    "mean of the 5 surest": _highest(lambda x: surety(x[2], 5)),
 }
 
 
@@ -137,20 +127,15 @@ def main() -> None:
         up_only = name.startswith("haitaks")     # its labels are tile faces: a box called face down finds none
         gts = [it[1] for it in items]
         reads = [readings(model, it[0]) for it in tqdm(items, desc=name, unit="photo")]
+        counted = [[b[up] if up_only else b for b, up, _ in r] for r in reads]   # per photo, per reading
 
-        def figure(pick: Callable[[list[Reading]], int], reads=reads, gts=gts, up_only=up_only) -> list[float]:
-            chosen = [r[pick(r)] for r in reads]
-            rp = recall_precision([b[up] if up_only else b for b, up, _ in chosen], gts)
-            return [round(v, 3) for v in rp]
+        def figure(picks: list[int], counted=counted, gts=gts) -> list[float]:
+            return [round(v, 3) for v in recall_precision([c[k] for c, k in zip(counted, picks, strict=True)], gts)]
 
-        row = {rule: figure(pick) for rule, pick in RULES.items()}
-
-        def oracle(r: list[Reading], gt: np.ndarray, up_only=up_only) -> int:
-            return max(range(len(r)), key=lambda k: recall_precision([r[k][0][r[k][1]] if up_only else r[k][0]],
-                                                                     [gt])[0])
-        chosen = [r[oracle(r, gt)] for r, gt in zip(reads, gts, strict=True)]
-        row["best reading per photo (oracle)"] = [round(v, 3) for v in recall_precision(
-            [b[up] if up_only else b for b, up, _ in chosen], gts)]
+        row = {rule: figure([pick(r) for r in reads]) for rule, pick in RULES.items()}
+        row["best reading per photo (oracle)"] = figure([
+            max(range(len(c)), key=lambda k, c=c, gt=gt: recall_precision([c[k]], [gt])[0])
+            for c, gt in zip(counted, gts, strict=True)])
         results[name] = {"photos": len(items), "recall_precision": row}
     for name, res in results.items():
         print(f"{name} ({res['photos']} photos): recall / precision")

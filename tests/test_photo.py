@@ -12,6 +12,7 @@ from assistant.cli import main
 from datasets.synth.layout import closeup_camera, grid_scene
 from datasets.synth.scene import render
 from engine.tiles import TILES
+from tests.test_tile_model import _iou
 from vision.enroll import CROPS_DIR, propose
 from vision.photo import MIN_SIDE_PX, PHOTO_STRETCHES, SURETY_TILES, photo_scales, read_photo, surety
 from vision.tile_model import CLASSIFIER_SIZE, TileModel
@@ -48,15 +49,9 @@ def _found(boxes: list[tuple[float, ...]], truth: np.ndarray) -> list[int | None
     """For each true box, the index of the detected box over it at IoU 0.5 (None if none)."""
     out = []
     for t in truth:
-        best, where = 0.0, None
-        for k, b in enumerate(boxes):
-            ix = max(0.0, min(b[2], t[2]) - max(b[0], t[0]))
-            iy = max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
-            i = ix * iy
-            iou = i / ((b[2] - b[0]) * (b[3] - b[1]) + (t[2] - t[0]) * (t[3] - t[1]) - i)
-            if iou > best:
-                best, where = iou, k
-        out.append(where if best >= 0.5 else None)
+        ious = [_iou(b, t) for b in boxes]
+        k = int(np.argmax(ious)) if ious else -1
+        out.append(k if k >= 0 and ious[k] >= 0.5 else None)
     return out
 
 

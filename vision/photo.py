@@ -49,11 +49,11 @@ class PhotoReading:
         return x1 * sx, y1 * sy, x2 * sx, y2 * sy
 
 
-def surety(scores: np.ndarray) -> float:
-    """Mean score of a reading's SURETY_TILES surest boxes; 0 for fewer than two (one sure box is no photo)."""
+def surety(scores: np.ndarray, tiles: int = SURETY_TILES) -> float:
+    """Mean score of a reading's ``tiles`` surest boxes; 0 for fewer than two (one sure box is no photo)."""
     if len(scores) < 2:
         return 0.0
-    return float(np.sort(scores)[::-1][:SURETY_TILES].mean())
+    return float(np.sort(scores)[::-1][:tiles].mean())
 
 
 def photo_scales(width: int, height: int) -> list[tuple[float, float]]:
