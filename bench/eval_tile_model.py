@@ -2,15 +2,16 @@
 
     python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick] [--only PART ..]
 
-1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read at the size `detect`
-   reads it (`TileModel.frame_boxes`); classifier top-1 per class on the
+1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read as `detect`
+   reads it (`TileModel.frame_boxes`: at the size that suits it, boxes refined); classifier top-1 per class on the
    true face-up boxes.
 2. Real table photos (held-out haitaks, boxes only, one class), read as ``mahj detect`` reads a photo
    (``vision.photo.read_photo``): recall and precision at IoU 0.5, and the same for
    the PyPI package ``mahjong-detector`` in this run if it is importable (install it in a throwaway or the
    training venv only; it is not a dependency).
 3. Real crops (held-out camerash split): top-1 over our classes.
-4. Speed: median ms per 1280x720 frame with 60 tiles, detector + classifier, 2 threads.
+4. Speed: median ms per 1280x720 frame with 60 tiles, detector + box refiner + classifier, 2 threads, and
+   the ratio to the same frame without the refiner, measured alternately in the same run.
 5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile; and what
    ``mahj enroll`` proposes from five close-up phone photos of that set (tiles found, proposals already right).
 6. Top-down test split (datasets/synth/topdown.py): mAP50 / mAP50-95 of face-up / face-down boxes on crops of the
@@ -40,28 +41,18 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from datasets import real  # noqa: E402
+from datasets.real import haitaks_truth  # noqa: E402
 from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
 from datasets.synth.generate import read_yolo_boxes  # noqa: E402
 from datasets.synth.layout import closeup_camera, grid_scene, overhead_camera  # noqa: E402
 from datasets.synth.scene import render  # noqa: E402
 from engine.tiles import FLOWER, JOKER, TILES  # noqa: E402
+from vision.boxes import iou_matrix  # noqa: E402
 from vision.enroll import build_prototypes, propose  # noqa: E402
 from vision.photo import read_photo  # noqa: E402
 from vision.tile_model import CLASSIFIER_SIZE, MODELS_DIR, TileModel, crop_square  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if not len(a) or not len(b):
-        return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
 
 
 def average_precision(preds: list[tuple[np.ndarray, np.ndarray]], gts: list[np.ndarray], thr: float) -> float:
@@ -172,26 +163,6 @@ def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
     return out
 
 
-#: A tile's box is at most ~1.5:1 whichever way it stands; the held-out photos whose true boxes are over 3:1 (in
-#: the median) were stretched 7-14 x one way by the data set's export to 640 x 640 squares.
-STRETCHED_ASPECT = 3.0
-
-
-def haitaks_truth(path: Path, boxes: list[tuple[float, float, float, float]]
-                  ) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """A haitaks photo with its true boxes in pixels, how many repeated labels were dropped, and whether the
-    data set's export stretched it out of shape (STRETCHED_ASPECT)."""
-    img = cv2.imread(str(path))
-    h, w = img.shape[:2]
-    # One held-out photo lists each of its 14 tiles three times, the same box each time: one tile, one box.
-    unique = np.unique(np.round(np.array(boxes, float).reshape(-1, 4), 5), axis=0)
-    gt = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
-                   for cx, cy, bw, bh in unique]).reshape(-1, 4)
-    sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
-    stretched = bool(len(gt)) and float(np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6))) > STRETCHED_ASPECT
-    return img, gt, len(boxes) - len(unique), stretched
-
-
 def eval_haitaks(model: TileModel) -> dict:
     """Tile faces found in the held-out photos, ours beside ``mahjong-detector``'s: over all of them, and apart
     over the photos at their natural aspect and those the data set's export stretched out of shape."""
@@ -246,18 +217,25 @@ def eval_camerash(model: TileModel) -> dict:
 
 
 def speed(model: TileModel, runs: int) -> dict:
+    """ms per frame for ``detect``, and in the same run, frame for frame, for the same models without the box
+    refiner (detector + classifier alone, as before it shipped): the ratio holds on a machine whose speed drifts."""
     rng = np.random.default_rng(5)
     codes = [TILES[int(rng.integers(len(TILES)))] for _ in range(60)]
     scene = grid_scene(codes, 3, rng, cols=12)
     scene.tiles[5].face = scene.tiles[17].face = "down"
     img, labels = render(scene, overhead_camera(), rng)
+    bare = TileModel.load(refine=False)
     model.detect(img)
-    times, cpu = [], []
+    bare.detect(img)
+    times, cpu, bare_times = [], [], []
     for _ in range(runs):
         t, c = time.perf_counter(), time.process_time()
         dets = model.detect(img)
         times.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
+        t = time.perf_counter()
+        bare.detect(img)
+        bare_times.append((time.perf_counter() - t) * 1000)
     det_only = []
     for _ in range(max(5, runs // 5)):
         t = time.perf_counter()
@@ -268,6 +246,8 @@ def speed(model: TileModel, runs: int) -> dict:
             "load_average_1min": round(os.getloadavg()[0], 2),
             # CPU time of this process (both threads): with the machine to itself, wall time is about half of it.
             "cpu_ms_median": round(statistics.median(cpu), 1),
+            "without_refiner_median_ms": round(statistics.median(bare_times), 1),
+            "ratio_to_without_refiner": round(statistics.median(np.array(times) / np.array(bare_times)), 3),
             "runs": runs, "median_ms": round(statistics.median(times), 1), "p90_ms": round(
                 sorted(times)[int(0.9 * (len(times) - 1))], 1)}
 

@@ -24,8 +24,9 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.eval_tile_model import haitaks_truth, recall_precision  # noqa: E402
+from bench.eval_tile_model import recall_precision  # noqa: E402
 from datasets import real  # noqa: E402
+from datasets.real import haitaks_truth  # noqa: E402
 from vision.photo import photo_scales, resized, surety  # noqa: E402
 from vision.tile_model import TileModel  # noqa: E402
 

@@ -21,6 +21,7 @@ from torch import nn
 from tqdm import tqdm
 
 from engine.tiles import INDEX, TILES
+from vision.boxes import iou_matrix
 from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
@@ -89,17 +90,10 @@ def synth_crops(root: Path, split: str, rng: np.random.Generator, limit: int | N
             s = rng.uniform(20, 70)
             x, y = rng.uniform(0, w - s), rng.uniform(0, h - s)
             b = np.array([x, y, x + s, y + s])
-            if all(_iou(b, np.array(o)) < 0.15 for o in boxes):
+            if iou_matrix(b, np.array(boxes)).max(initial=0.0) < 0.15:
                 xs.append(crop_square(img, tuple(b), size, extra))
                 ys.append(NOT_A_TILE)
     return np.stack(xs), np.array(ys, np.int64)
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter + 1e-9)
 
 
 def camerash_train_crops() -> tuple[np.ndarray, np.ndarray]:

@@ -99,6 +99,26 @@ def haitaks_items(split: str, root: Path = HAITAKS) -> list[tuple[Path, list[tup
     return out
 
 
+#: A tile's box is at most ~1.5:1 whichever way it stands; the held-out photos whose true boxes are over 3:1 (in
+#: the median) were stretched 7-14 x one way by the data set's export to 640 x 640 squares.
+STRETCHED_ASPECT = 3.0
+
+
+def haitaks_truth(path: Path, boxes: list[tuple[float, float, float, float]]
+                  ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """A haitaks photo with its true boxes in pixels, how many repeated labels were dropped, and whether the
+    data set's export stretched it out of shape (STRETCHED_ASPECT)."""
+    img = cv2.imread(str(path))
+    h, w = img.shape[:2]
+    # One held-out photo lists each of its 14 tiles three times, the same box each time: one tile, one box.
+    unique = np.unique(np.round(np.array(boxes, float).reshape(-1, 4), 5), axis=0)
+    gt = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
+                   for cx, cy, bw, bh in unique]).reshape(-1, 4)
+    sides = np.sort(gt[:, 2:] - gt[:, :2], axis=1)
+    stretched = bool(len(gt)) and float(np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6))) > STRETCHED_ASPECT
+    return img, gt, len(boxes) - len(unique), stretched
+
+
 def camerash_crop(img: np.ndarray, rng: np.random.Generator | None = None, margin: float = 1.15) -> np.ndarray:
     """Put a tight tile photo on a square background the way the runtime crops a detected tile."""
     h, w = img.shape[:2]

@@ -11,11 +11,13 @@ One command per stage, each with progress, each resumable from its checkpoints::
     python -m datasets.real                                   # haitaks train photos -> datasets/rendered/haitaks
     python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
     python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
-    python -m datasets.train export                           # -> models/tile_detector.onnx, tile_classifier.onnx
+    python -m datasets.train refiner --minutes 30             # torch, on the detector's boxes: runs/refiner
+    python -m datasets.train export                           # -> models/: detector, classifier, refiner
 
 Why two models: the detector only has to find tiles and tell face up from face down (two classes, which real
 photos with "tile face" boxes can teach too), and a small crop classifier reads the face. The classifier's
-embedding lets ``mahj enroll`` adapt to a user's own set without retraining the detector.
+embedding lets ``mahj enroll`` adapt to a user's own set without retraining the detector. A third small CNN,
+the box refiner, redraws each detector box from the frame's full-resolution pixels.
 """
 
 from __future__ import annotations
@@ -97,15 +99,21 @@ def train_detector(a: argparse.Namespace) -> None:
 
 
 def export(a: argparse.Namespace) -> None:
-    from datasets import classifier_train
+    from datasets import classifier_train, refiner_train
 
     _ultralytics_env()
     from ultralytics import YOLO
 
-    from vision.tile_model import CLASSIFIER_FILE, CLOSEUP_DETECTOR_FILE, DETECTOR_FILE
+    from vision.tile_model import CLASSIFIER_FILE, CLOSEUP_DETECTOR_FILE, DETECTOR_FILE, REFINER_FILE
 
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
+    refiner = RUNS / a.ref_run / "best.pt"
+    if refiner.exists():
+        refiner_train.export_onnx(refiner, dest / REFINER_FILE)
+        print(f"wrote {dest / REFINER_FILE}")
+    if a.refiner_only:
+        return
     det = Path(a.weights) if a.weights else RUNS / a.det_run / "weights" / "best.pt"
     if not det.exists() and not a.weights:
         det = RUNS / a.det_run / "weights" / "last.pt"
@@ -230,9 +238,22 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--out", default=str(RUNS / "classifier"))
     c.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/classifier/best.pt)")
     c.set_defaults(func=lambda a: __import__("datasets.classifier_train", fromlist=["x"]).train(a))
+    r = sub.add_parser("refiner", help="train the box refiner (torch), on the shipped detector's boxes")
+    r.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
+    r.add_argument("--models", default=str(MODELS), help="the detector whose boxes it learns to mend")
+    r.add_argument("--minutes", type=float, default=20.0, help="wall-clock budget for the optimisation")
+    r.add_argument("--lr", type=float, default=2e-3)
+    r.add_argument("--threads", type=int, default=2)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
+    r.add_argument("--out", default=str(RUNS / "refiner"))
+    r.set_defaults(func=lambda a: __import__("datasets.refiner_train", fromlist=["x"]).train(a))
     e = sub.add_parser("export", help="export both best checkpoints to ONNX in models/")
     e.add_argument("--det-run", default="detector", help="run folder of the detector to export")
     e.add_argument("--cls-run", default="classifier", help="run folder of the classifier to export")
+    e.add_argument("--ref-run", default="refiner", help="run folder of the box refiner (skipped if it has none)")
+    e.add_argument("--refiner-only", action="store_true",
+                   help="export the box refiner alone, leaving the detectors, classifier and thresholds as they are")
     e.add_argument("--weights", default=None, help="detector weights to export instead of the run's best.pt "
                                                    "(e.g. runs/detector10/weights/epoch3.pt)")
     e.add_argument("--closeup-weights", default=None,

@@ -40,6 +40,11 @@ CLASSIFIER_SIZE = 48
 #: Long side of the detector's input: a 1280x720 frame is read at 512x288.
 DETECTOR_SIDE = 512
 CROP_MARGIN = 1.15
+#: The box refiner's input: square BGR crops of this size, cut at REFINE_MARGIN x the box's long side, wide
+#: enough that a box off by a fifth of a tile still has the tile's edges inside (datasets/refiner_train.py).
+REFINER_FILE = "tile_refiner.onnx"
+REFINE_SIZE = 48
+REFINE_MARGIN = 1.5
 #: Scale of the top-down view the table reader warps its regions to before detection: a 23 x 31 mm tile is
 #: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
 #: (datasets/synth/topdown.py) as well as on whole camera frames.
@@ -70,6 +75,9 @@ NOT_A_TILE = len(TILES)
 CLASSES: tuple[str, ...] = TILES + ("none",)
 FACES = ("up", "down")
 _PAD_VALUE = 114  # the letterbox grey the detector was trained with
+#: How a frame is scaled to the detector's input: bilinear, as ultralytics scaled the training images. Area
+#: averaging cost 7 ms of a 1280x720 frame's two readings against 1 ms, for the same validation mAP.
+DOWNSCALE = cv2.INTER_LINEAR
 
 
 class TileModelError(RuntimeError):
@@ -99,13 +107,17 @@ def crop_square(img: np.ndarray, box: tuple[float, float, float, float], size: i
 
     A square keeps rotated discards whole whatever their angle; edges outside the frame repeat the border.
     """
-    x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1, 1.0) * CROP_MARGIN * extra
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    cx, cy, side = square_around(box, CROP_MARGIN * extra)
     s = size / side
     m = np.array([[s, 0, size / 2 - cx * s], [0, s, size / 2 - cy * s]], np.float32)
     return cv2.warpAffine(img, m, (size, size), dst=out, flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def square_around(box: tuple[float, float, float, float], margin: float) -> tuple[float, float, float]:
+    """Centre x, y and side of the square ``margin`` x the box's long side around the box's centre."""
+    x1, y1, x2, y2 = box
+    return (x1 + x2) / 2, (y1 + y2) / 2, max(x2 - x1, y2 - y1, 1.0) * margin
 
 
 def sets_dir() -> Path:
@@ -166,7 +178,8 @@ class TileModel:
     def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
                  view_conf: tuple[float, float] | None = None,
-                 closeup_conf: tuple[float, float] | None = None, closeup_detector: Path | None = None) -> None:
+                 closeup_conf: tuple[float, float] | None = None, closeup_detector: Path | None = None,
+                 refiner: Path | None = None) -> None:
         self._opts = ort.SessionOptions()
         self._opts.intra_op_num_threads = threads
         self._opts.inter_op_num_threads = 1
@@ -180,6 +193,8 @@ class TileModel:
         #: The close-up detector is loaded on the first close-up: a camera at the table never needs it.
         self._closeup_path = closeup_detector
         self._closeup_det: ort.InferenceSession | None = None
+        self._ref = self._session(refiner) if refiner is not None else None
+        self._ref_crops = np.empty((64, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
         inp = self._det.get_inputs()[0]
         self._det_name = inp.name       # both detectors are exported alike (datasets/train.py export)
         # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
@@ -212,8 +227,10 @@ class TileModel:
         return self._closeup_det
 
     @classmethod
-    def load(cls, path: str | Path | None = None, threads: int = 2) -> TileModel:
+    def load(cls, path: str | Path | None = None, threads: int = 2, refine: bool = True) -> TileModel:
         """The shipped models (``None``), a folder holding both ONNX files, or an enrolled set's folder.
+
+        ``refine=False`` leaves the box refiner out: the detector's own boxes, which the refiner learns to mend.
 
         An enrolled set's folder holds ``set.json`` + ``prototypes.npz``; its ONNX files are the shipped ones
         unless the folder has its own.
@@ -239,11 +256,12 @@ class TileModel:
 
         # A close-up detector belongs to the main detector beside it: a folder with a detector of its own (a
         # training candidate) never borrows the shipped one.
-        closeup = det.with_name(CLOSEUP_DETECTOR_FILE)
+        closeup, refiner = det.with_name(CLOSEUP_DETECTOR_FILE), det.with_name(REFINER_FILE)
         model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
                     view_conf=pair("topdown"), closeup_conf=pair("closeup"),
-                    closeup_detector=closeup if closeup.exists() else None)
+                    closeup_detector=closeup if closeup.exists() else None,
+                    refiner=refiner if refine and refiner.exists() else None)
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
@@ -269,8 +287,9 @@ class TileModel:
         px, py = (iw - nw) / 2, (ih - nh) / 2
         lb[:] = _PAD_VALUE
         x0, y0 = int(round(px - 0.1)), int(round(py - 0.1))
-        lb[y0:y0 + nh, x0:x0 + nw] = frame if (nw, nh) == (w, h) else cv2.resize(frame, (nw, nh),
-                                                                                  interpolation=cv2.INTER_AREA)
+        # A top-down view is only ever enlarged by a few % to fill the stride, as its thresholds were tuned.
+        lb[y0:y0 + nh, x0:x0 + nw] = frame if (nw, nh) == (w, h) else cv2.resize(
+            frame, (nw, nh), interpolation=DOWNSCALE if r < 1 else cv2.INTER_AREA)
         # HWC BGR uint8 -> NCHW RGB float 0..1 (ultralytics trains on RGB)
         np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
         return buf, r, x0, y0
@@ -300,6 +319,30 @@ class TileModel:
                                  (b[:, 1] + b[:, 3] - y0) / r])
         boxes = np.clip(boxes, 0, [w, h, w, h])
         return boxes, cls[idx], scores[idx]
+
+    def refine(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """The boxes redrawn by the box refiner from the frame's own pixels (unchanged if none is shipped).
+
+        The detector reads a camera frame at about half its size, so its edges are a few frame pixels off; the
+        refiner sees each box's square (REFINE_MARGIN x its long side) at full resolution and places the four
+        edges there, all boxes in one batch (datasets/refiner_train.py, models/README.md)."""
+        if self._ref is None or not len(boxes):
+            return boxes
+        n = len(boxes)
+        if n > len(self._ref_crops):
+            self._ref_crops = np.empty((n, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
+        crops = self._ref_crops[:n]
+        squares = np.empty((n, 3))
+        for i, b in enumerate(boxes):
+            squares[i] = square_around(tuple(b), REFINE_MARGIN)
+            crop_square(frame, tuple(b), REFINE_SIZE, REFINE_MARGIN / CROP_MARGIN, out=crops[i])
+        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32)
+        edges = self._ref.run(None, {self._ref.get_inputs()[0].name: x})[0]
+        cx, cy, side = squares[:, :1], squares[:, 1:2], squares[:, 2:]
+        out = np.column_stack([cx + edges[:, 0:1] * side, cy + edges[:, 1:2] * side,
+                               cx + edges[:, 2:3] * side, cy + edges[:, 3:4] * side])
+        h, w = frame.shape[:2]
+        return np.clip(out, 0, [w, h, w, h]).astype(boxes.dtype)
 
     # ---------------------------------------------------------------------------------------------- classifier
     def _run_classifier(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -386,7 +429,13 @@ class TileModel:
         the close-up detector where one is shipped and with the close-up thresholds (``closeup_conf``), and the
         reading with the larger sum of scores kept. The size is chosen on the boxes above the usual thresholds;
         ``conf`` (face up, face down) then sets the thresholds of the answer (the evaluation asks for every box
-        to rank them)."""
+        to rank them). The box refiner then redraws the boxes from the frame's own pixels (``refine``)."""
+        boxes, cls, scores = self._sized_boxes(frame_bgr, conf)
+        return self.refine(frame_bgr, boxes), cls, scores
+
+    def _sized_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``frame_boxes`` before the refiner: the detector's own boxes at the size chosen for the frame."""
         boxes, cls, scores = self._boxes(frame_bgr)
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
@@ -394,7 +443,7 @@ class TileModel:
         if plan is None:
             return (boxes, cls, scores) if conf is None else self._boxes(frame_bgr, conf=conf)
         zoom, closeup = plan
-        other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=cv2.INTER_AREA) \
+        other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
             if zoom * r != 1 else frame_bgr
         scale = w / other.shape[1]
         if closeup:
