@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import time
 from pathlib import Path
 
 import cv2
@@ -25,6 +23,7 @@ from vision.boxes import iou_matrix
 from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
+from .budget import train_to_budget
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -171,46 +170,25 @@ def train(a: argparse.Namespace) -> None:
     peak = 1e-3 if a.init else 3e-3
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    batch = 128
-    steps_per_epoch = len(xt) // batch
-    budget = a.minutes * 60
-    t0 = time.time()
-    total_steps = None
-    step, best, epoch = 0, -1.0, 0
-    bar = tqdm(desc="classifier", unit="step")
-    while True:
-        perm = rng.permutation(len(xt))
+
+    def step(idx: np.ndarray, rate: float) -> float:
         net.train()
-        for b in range(steps_per_epoch):
-            idx = perm[b * batch:(b + 1) * batch]
-            x = augment(xt[idx], rng) / 255.0
-            y = torch.from_numpy(yt[idx])
-            if total_steps is None and step == 20:
-                total_steps = max(steps_per_epoch, int(budget / ((time.time() - t0) / 20)))
-                bar.total = total_steps
-            frac = step / total_steps if total_steps else 0.0
-            lr = peak * (min(1.0, step / 50) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
-            for g in opt.param_groups:
-                g["lr"] = lr
-            loss = loss_fn(net(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}", epoch=epoch)
-            if total_steps and step >= total_steps:
-                break
-        epoch += 1
+        for g in opt.param_groups:
+            g["lr"] = peak * rate
+        loss = loss_fn(net(augment(xt[idx], rng) / 255.0), torch.from_numpy(yt[idx]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    def evaluate() -> tuple[float, str]:
         acc, _ = accuracy(net, xv, yv)
-        tqdm.write(f"epoch {epoch} step {step} val top-1 {acc:.4f}")
-        torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch}, out / "last.pt")
-        if acc > best:
-            best = acc
-            torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch}, out / "best.pt")
-        if total_steps and step >= total_steps:
-            break
-    bar.close()
+        return acc, f"val top-1 {acc:.4f}"
+
+    def save(name: str, epoch: int, acc: float) -> None:
+        torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch}, out / f"{name}.pt")
+
+    best = train_to_budget(len(xt), 128, a.minutes, rng, "classifier", step, evaluate, save)
     print(f"best val top-1 {best:.4f}; checkpoints in {out}")
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import time
 from pathlib import Path
 
 import cv2
@@ -28,6 +27,7 @@ from torch import nn
 from tqdm import tqdm
 
 from datasets import real
+from datasets.budget import train_to_budget
 from vision.boxes import iou_matrix, paired_iou
 from vision.photo import read_photo
 from vision.tile_model import CROP_MARGIN, REFINE_MARGIN, REFINE_SIZE, TileModel, crop_square, square_around
@@ -189,47 +189,27 @@ def train(a: argparse.Namespace) -> None:
         f"{name} {len(y)}" for name, _, y, _ in vals) + f"; val median IoU as detected: {before}")
     net = BoxNet()
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
-    batch = 256
-    steps_per_epoch = len(xt) // batch
-    budget = a.minutes * 60
-    t0 = time.time()
-    total_steps = None
-    step, best, epoch = 0, -1.0, 0
-    bar = tqdm(desc="refiner", unit="step")
-    while True:
-        perm = rng.permutation(len(xt))
+
+    def step(idx: np.ndarray, rate: float) -> float:
         net.train()
-        for b in range(steps_per_epoch):
-            idx = perm[b * batch:(b + 1) * batch]
-            x, y = flip(xt[idx], yt[idx], rng)
-            if total_steps is None and step == 20:
-                total_steps = max(steps_per_epoch, int(budget / ((time.time() - t0) / 20)))
-                bar.total = total_steps
-            frac = step / total_steps if total_steps else 0.0
-            for g in opt.param_groups:
-                g["lr"] = a.lr * min(1.0, step / 50) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
-            loss = nn.functional.smooth_l1_loss(net(as_tensor(x)), torch.from_numpy(y), beta=0.01)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.4f}", epoch=epoch)
-            if total_steps and step >= total_steps:
-                break
-        epoch += 1
+        for g in opt.param_groups:
+            g["lr"] = a.lr * rate
+        x, y = flip(xt[idx], yt[idx], rng)
+        loss = nn.functional.smooth_l1_loss(net(as_tensor(x)), torch.from_numpy(y), beta=0.01)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    def evaluate() -> tuple[float, str]:
         scores = [median_iou(net, x, y) for _, x, y, _ in vals]
-        score = float(np.mean(scores))     # the mean over synthetic frames and real photos chooses the epoch
-        tqdm.write(f"epoch {epoch} step {step} val median IoU " + ", ".join(
-            f"{name} {v:.4f}" for (name, *_), v in zip(vals, scores, strict=True)))
-        state = {"state": net.state_dict(), "val_median_iou": score, "epoch": epoch}
-        torch.save(state, out / "last.pt")
-        if score > best:
-            best = score
-            torch.save(state, out / "best.pt")
-        if total_steps and step >= total_steps:
-            break
-    bar.close()
+        line = ", ".join(f"{name} {v:.4f}" for (name, *_), v in zip(vals, scores, strict=True))
+        return float(np.mean(scores)), f"val median IoU {line}"   # the mean over frames and photos chooses
+
+    def save(name: str, epoch: int, score: float) -> None:
+        torch.save({"state": net.state_dict(), "val_median_iou": score, "epoch": epoch}, out / f"{name}.pt")
+
+    best = train_to_budget(len(xt), 256, a.minutes, rng, "refiner", step, evaluate, save)
     print(f"best val median IoU (mean over the validation sets) {best:.4f}; checkpoints in {out}")
 
 

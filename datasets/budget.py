@@ -1,0 +1,60 @@
+"""Training to a wall-clock budget, shared by the crop classifier and the box refiner (both torch, both CPU).
+
+The number of steps is fixed from the pace of the first 20, so the learning-rate schedule (50 warm-up steps,
+then half a cosine to zero) ends when the budget does, whatever this machine's speed that day. Each epoch ends
+with an evaluation; the last and the best weights are kept, so a run cut short still leaves its best epoch.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+from tqdm import tqdm
+
+#: Steps timed to set the run's length, and warm-up steps.
+PACE_STEPS, WARMUP_STEPS = 20, 50
+
+
+def train_to_budget(n: int, batch: int, minutes: float, rng: np.random.Generator, desc: str,
+                    step: Callable[[np.ndarray, float], float], evaluate: Callable[[], tuple[float, str]],
+                    save: Callable[[str, int, float], None]) -> float:
+    """Shuffled epochs over ``n`` items in batches of ``batch`` until ``minutes`` have gone.
+
+    ``step(indices, rate)`` trains on one batch at ``rate`` x the peak learning rate and returns its loss;
+    ``evaluate()`` returns (score, higher is better; a line to print); ``save(name, epoch, score)`` keeps the
+    weights as "last" after every epoch and as "best" when the score beats every earlier one. Returns the best.
+    """
+    steps_per_epoch = n // batch
+    budget = minutes * 60
+    t0 = time.time()
+    total: int | None = None
+    done, best, epoch = 0, -1.0, 0
+    bar = tqdm(desc=desc, unit="step")
+    while True:
+        perm = rng.permutation(n)
+        for b in range(steps_per_epoch):
+            if total is None and done == PACE_STEPS:
+                total = max(steps_per_epoch, int(budget / ((time.time() - t0) / PACE_STEPS)))
+                bar.total = total
+            frac = done / total if total else 0.0
+            rate = min(1.0, done / WARMUP_STEPS) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
+            loss = step(perm[b * batch:(b + 1) * batch], rate)
+            done += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss:.4f}", epoch=epoch)
+            if total and done >= total:
+                break
+        epoch += 1
+        score, line = evaluate()
+        tqdm.write(f"epoch {epoch} step {done} {line}")
+        save("last", epoch, score)
+        if score > best:
+            best = score
+            save("best", epoch, score)
+        if total and done >= total:
+            break
+    bar.close()
+    return best
