@@ -194,6 +194,7 @@ class TileModel:
         self._closeup_path = closeup_detector
         self._closeup_det: ort.InferenceSession | None = None
         self._ref = self._session(refiner) if refiner is not None else None
+        self._ref_name = self._ref.get_inputs()[0].name if self._ref is not None else ""
         self._ref_crops = np.empty((64, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
         inp = self._det.get_inputs()[0]
         self._det_name = inp.name       # both detectors are exported alike (datasets/train.py export)
@@ -337,7 +338,7 @@ class TileModel:
             squares[i] = square_around(tuple(b), REFINE_MARGIN)
             crop_square(frame, tuple(b), REFINE_SIZE, REFINE_MARGIN / CROP_MARGIN, out=crops[i])
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32)
-        edges = self._ref.run(None, {self._ref.get_inputs()[0].name: x})[0]
+        edges = self._ref.run(None, {self._ref_name: x})[0]
         cx, cy, side = squares[:, :1], squares[:, 1:2], squares[:, 2:]
         out = np.column_stack([cx + edges[:, 0:1] * side, cy + edges[:, 1:2] * side,
                                cx + edges[:, 2:3] * side, cy + edges[:, 3:4] * side])
