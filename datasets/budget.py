@@ -10,12 +10,34 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
 #: Steps timed to set the run's length, and warm-up steps.
 PACE_STEPS, WARMUP_STEPS = 20, 50
+
+
+def start_run(threads: int, seed: int, out: str | Path) -> tuple[np.random.Generator, Path]:
+    """Torch's threads and seed set, the run folder made; the run's numpy generator and folder."""
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    return np.random.default_rng(seed), folder
+
+
+def cached(path: Path, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The arrays saved at ``path``, or ``make()``'s, saved there first: cutting crops takes minutes, so a second
+    run on the same data starts at once (delete the file after the data changes)."""
+    if path.exists():
+        return dict(np.load(path))
+    arrays = make()
+    np.savez(path, **arrays)
+    return arrays
 
 
 def train_to_budget(n: int, batch: int, minutes: float, rng: np.random.Generator, desc: str,

@@ -23,7 +23,7 @@ from vision.boxes import iou_matrix
 from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
-from .budget import train_to_budget
+from .budget import cached, start_run, train_to_budget
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -147,22 +147,17 @@ def accuracy(net: TileNet, x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndar
 
 
 def train(a: argparse.Namespace) -> None:
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(a.seed)
-    rng = np.random.default_rng(a.seed)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    cache = out / f"crops-{a.limit or 'all'}.npz"
-    if cache.exists():
-        z = np.load(cache)
-        xt, yt, xv, yv = z["xt"], z["yt"], z["xv"], z["yv"]
-    else:
+    rng, out = start_run(a.threads, a.seed, a.out)
+
+    def crops() -> dict[str, np.ndarray]:
         xs, ys = synth_crops(Path(a.synth), "train", rng, a.limit)
         xc, yc = camerash_train_crops() if real.CAMERASH.exists() else (xs[:0], ys[:0])
-        xt = np.concatenate([xs] + [xc] * 4)  # real photos are few: show them four times an epoch
-        yt = np.concatenate([ys] + [yc] * 4)
         xv, yv = synth_crops(Path(a.synth), "val", rng, a.limit)
-        np.savez(cache, xt=xt, yt=yt, xv=xv, yv=yv)
+        # real photos are few: show them four times an epoch
+        return {"xt": np.concatenate([xs] + [xc] * 4), "yt": np.concatenate([ys] + [yc] * 4), "xv": xv, "yv": yv}
+
+    z = cached(out / f"crops-{a.limit or 'all'}.npz", crops)
+    xt, yt, xv, yv = z["xt"], z["yt"], z["xv"], z["yv"]
     print(f"train crops {len(xt)}, val crops {len(xv)}; per class min {np.bincount(yt).min()}")
     net = TileNet()
     if a.init:                  # continue from earlier weights, at a lower peak rate

@@ -27,7 +27,7 @@ from torch import nn
 from tqdm import tqdm
 
 from datasets import real
-from datasets.budget import train_to_budget
+from datasets.budget import cached, start_run, train_to_budget
 from vision.boxes import iou_matrix, paired_iou
 from vision.photo import read_photo
 from vision.tile_model import CROP_MARGIN, REFINE_MARGIN, REFINE_SIZE, TileModel, crop_square, square_around
@@ -160,15 +160,9 @@ def median_iou(net: BoxNet, x: np.ndarray, y: np.ndarray) -> float:
 
 
 def train(a: argparse.Namespace) -> None:
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(a.seed)
-    rng = np.random.default_rng(a.seed)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    cache = out / f"samples-{a.limit or 'all'}.npz"
-    if cache.exists():
-        z = dict(np.load(cache))
-    else:
+    rng, out = start_run(a.threads, a.seed, a.out)
+
+    def crops() -> dict[str, np.ndarray]:
         model = TileModel.load(a.models, refine=False)
         z = {}
         z["xt"], z["yt"], _ = samples(Path(a.synth), "train", model, rng, limit=a.limit)
@@ -177,7 +171,9 @@ def train(a: argparse.Namespace) -> None:
         keep_out = set(range(0, len(photos), HAITAKS_VAL_EVERY))
         z["xp"], z["yp"], _ = photo_samples([p for i, p in enumerate(photos) if i not in keep_out], model, rng)
         z["xpv"], z["ypv"], z["p0"] = photo_samples([photos[i] for i in sorted(keep_out)], model, rng, jitters=0)
-        np.savez(cache, **z)
+        return z
+
+    z = cached(out / f"samples-{a.limit or 'all'}.npz", crops)
     # Real photos are few: shown PHOTO_REPEAT times an epoch.
     xt = np.concatenate([z["xt"]] + [z["xp"]] * PHOTO_REPEAT)
     yt = np.concatenate([z["yt"]] + [z["yp"]] * PHOTO_REPEAT)
