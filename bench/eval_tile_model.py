@@ -3,15 +3,16 @@
     python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick] [--only PART ..]
 
 1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read as `detect`
-   reads it (`TileModel.frame_boxes`: at the size that suits it, boxes refined); classifier top-1 per class on the
-   true face-up boxes.
+   reads it (`TileModel.frame_boxes`: at the size that suits it, every box judged by the refiner: redrawn, its
+   face and score its); classifier top-1 per class on the true face-up boxes.
 2. Real table photos (held-out haitaks, boxes only, one class), read as ``mahj detect`` reads a photo
    (``vision.photo.read_photo``): recall and precision at IoU 0.5, and the same for
    the PyPI package ``mahjong-detector`` in this run if it is importable (install it in a throwaway or the
    training venv only; it is not a dependency).
 3. Real crops (held-out camerash split): top-1 over our classes.
-4. Speed: median ms per 1280x720 frame with 60 tiles, detector + box refiner + classifier, 2 threads, and
-   the ratio to the same frame without the refiner, measured alternately in the same run.
+4. Speed: median ms per 1280x720 frame with 60 tiles, detector + box refiner (judging every box down to
+   JUDGE_FROM) + classifier, 2 threads, and the ratio to the same frame without the refiner (detector +
+   classifier), measured alternately in the same run.
 5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile; and what
    ``mahj enroll`` proposes from five close-up phone photos of that set (tiles found, proposals already right).
 6. Top-down test split (datasets/synth/topdown.py): mAP50 / mAP50-95 of face-up / face-down boxes on crops of the

@@ -23,12 +23,17 @@ the box refiner, redraws each detector box from the frame's full-resolution pixe
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -112,7 +117,14 @@ def export(a: argparse.Namespace) -> None:
     if refiner.exists():
         refiner_train.export_onnx(refiner, dest / REFINER_FILE)
         print(f"wrote {dest / REFINER_FILE}")
+    rendered = ROOT / "datasets" / "rendered"
     if a.refiner_only:
+        # The refiner scores the boxes it judges: their thresholds go with it, the others stay as they are.
+        settings = dest / "tile_model.json"
+        th = json.loads(settings.read_text()) if settings.exists() else {}
+        th["judged"] = tune_judged(rendered / "synth", dest, rendered / "closeup")
+        settings.write_text(json.dumps(th, indent=1) + "\n")
+        print(f"thresholds of the judged scores (best F1 at IoU 0.5 on the validation splits): {th['judged']}")
         return
     det = Path(a.weights) if a.weights else RUNS / a.det_run / "weights" / "best.pt"
     if not det.exists() and not a.weights:
@@ -125,7 +137,6 @@ def export(a: argparse.Namespace) -> None:
         print(f"wrote {dest / name} from {weights}")
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
     print(f"wrote {dest / CLASSIFIER_FILE}")
-    rendered = ROOT / "datasets" / "rendered"
     th = tune_thresholds(rendered / "synth", rendered / "topdown", dest, rendered / "closeup")
     (dest / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
     print(f"thresholds (best F1 at IoU 0.5 on the validation split): {th}")
@@ -134,20 +145,14 @@ def export(a: argparse.Namespace) -> None:
 def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | None = None) -> dict:
     """Per-face score thresholds that maximise F1 at IoU 0.5 on the validation splits: whole camera frames
     (synthetic) for ``detect``, under ``topdown`` the top-down crops for the table reader's views, and under
-    ``closeup`` rendered close-up photos, read as ``detect`` reads them (scores run differently at that size)."""
+    ``closeup`` rendered close-up photos, read as ``detect`` reads them (scores run differently at that size),
+    and under ``judged`` those of the box refiner's scores (``tune_judged``)."""
     import cv2
-    import numpy as np
 
     from datasets.synth.generate import read_yolo_boxes
     from vision.tile_model import TileModel
 
     model = TileModel.load(models)
-
-    def frames(root: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for mp in sorted((root / "meta" / "val").glob("*.json")):
-            meta = json.loads(mp.read_text())
-            gt = [[("up", "down").index(t["face"]), *t["box"]] for t in meta["tiles"]]
-            yield cv2.imread(str(root / "images" / "val" / (mp.stem + ".jpg"))), np.array(gt).reshape(-1, 5)
 
     def views() -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for ip in sorted((topdown / "images" / "val").glob("*.jpg")):
@@ -155,12 +160,35 @@ def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | No
             yield img, read_yolo_boxes(topdown / "labels" / "val" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
 
     low = (0.02, 0.02)
-    out: dict = {"iou": 0.5, **_best_f1(lambda img: model._boxes(img, conf=low), frames(synth), "tune frames")}
+    out: dict = {"iou": 0.5, **_best_f1(lambda img: model._boxes(img, conf=low), _val_frames(synth), "tune frames")}
     if (topdown / "images" / "val").exists():
         out["topdown"] = _best_f1(lambda img: model._boxes(img, native=True, conf=low), views(), "tune top-down")
     if closeup is not None and (closeup / "meta" / "val").exists():
-        out["closeup"] = _best_f1(lambda img: model.frame_boxes(img, conf=low), frames(closeup), "tune close-ups")
+        out["closeup"] = _best_f1(lambda img: model.detector_boxes(img, low), _val_frames(closeup), "tune close-ups")
+    out["judged"] = tune_judged(synth, models, closeup)
     return out
+
+
+def tune_judged(synth: Path, models: Path, closeup: Path | None = None) -> dict:
+    """Thresholds of the scores the box refiner gives (``TileModel.judge``): best F1 at IoU 0.5 over the
+    validation frames and close-up photos together, each read as ``detect`` reads it (the refiner judges a box
+    from its own crop, so one pair serves both)."""
+    from vision.tile_model import TileModel
+
+    model = TileModel.load(models)
+    frames = itertools.chain(_val_frames(synth), _val_frames(closeup) if closeup is not None else ())
+    return _best_f1(lambda img: model.frame_boxes(img, conf=(0.02, 0.02)), frames, "tune judged scores")
+
+
+def _val_frames(root: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(image, truth rows of face, x1, y1, x2, y2) of a rendered validation split (none if it is missing)."""
+    import cv2
+    import numpy as np
+
+    for mp in sorted((root / "meta" / "val").glob("*.json")):
+        meta = json.loads(mp.read_text())
+        gt = [[("up", "down").index(t["face"]), *t["box"]] for t in meta["tiles"]]
+        yield cv2.imread(str(root / "images" / "val" / (mp.stem + ".jpg"))), np.array(gt).reshape(-1, 5)
 
 
 def _best_f1(read, items, desc: str) -> dict:  # noqa: ANN001 -- image -> (boxes, faces, scores); (image, truth) pairs
@@ -241,12 +269,17 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("refiner", help="train the box refiner (torch), on the shipped detector's boxes")
     r.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
     r.add_argument("--models", default=str(MODELS), help="the detector whose boxes it learns to mend")
+    r.add_argument("--closeup", default=str(ROOT / "datasets" / "rendered" / "closeup"),
+                   help="rendered close-up photos (generate --view closeup), learnt from where present")
     r.add_argument("--minutes", type=float, default=20.0, help="wall-clock budget for the optimisation")
     r.add_argument("--lr", type=float, default=2e-3)
     r.add_argument("--threads", type=int, default=2)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     r.add_argument("--out", default=str(RUNS / "refiner"))
+    r.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/refiner3/best.pt)")
+    r.add_argument("--edge-weight", type=float, default=None,
+                   help="weight of the edges' loss against the face's and the fit's (default EDGE_WEIGHT)")
     r.set_defaults(func=lambda a: __import__("datasets.refiner_train", fromlist=["x"]).train(a))
     e = sub.add_parser("export", help="export both best checkpoints to ONNX in models/")
     e.add_argument("--det-run", default="detector", help="run folder of the detector to export")

@@ -292,11 +292,17 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
 
     monkeypatch.setattr(model, "_boxes", boxes)
     monkeypatch.setattr(model, "closeup_conf", (0.2, 0.1))
-    model.detect(np.zeros((640, 640, 3), np.uint8))
-    assert calls == [None, (0.2, 0.1), (0.2, 0.1)]
+    usual = (model.up_conf, model.conf)
+    model.detector_boxes(np.zeros((640, 640, 3), np.uint8), None)
+    assert calls == [usual, (0.2, 0.1), (0.2, 0.1)]
     calls.clear()
-    model.detect(np.zeros((720, 1280, 3), np.uint8))
-    assert calls == [None]
+    model.detector_boxes(np.zeros((720, 1280, 3), np.uint8), None)
+    assert calls == [usual]
+    # asked for lower thresholds (the box refiner judges every box down to JUDGE_FROM), each reading is still
+    # made once, down to the lower of the two
+    calls.clear()
+    model.detector_boxes(np.zeros((640, 640, 3), np.uint8), (0.15, 0.15))
+    assert calls == [(0.15, 0.15), (0.15, 0.1), (0.15, 0.1)]
 
 
 def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the_model(tmp_path):

@@ -45,6 +45,10 @@ CROP_MARGIN = 1.15
 REFINER_FILE = "tile_refiner.onnx"
 REFINE_SIZE = 48
 REFINE_MARGIN = 1.5
+#: The detector's boxes down to this score are judged by the refiner (``TileModel.judge``): many face-down
+#: tiles score 0.01-0.05 at the detector, and judging from 0.05 lost a quarter of the face-down mAP50 gained on
+#: the synthetic validation frames (models/README.md, "The refiner judges the boxes").
+JUDGE_FROM = 0.01
 #: Scale of the top-down view the table reader warps its regions to before detection: a 23 x 31 mm tile is
 #: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
 #: (datasets/synth/topdown.py) as well as on whole camera frames.
@@ -179,7 +183,7 @@ class TileModel:
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
                  view_conf: tuple[float, float] | None = None,
                  closeup_conf: tuple[float, float] | None = None, closeup_detector: Path | None = None,
-                 refiner: Path | None = None) -> None:
+                 refiner: Path | None = None, judged_conf: tuple[float, float] = (0.5, 0.5)) -> None:
         self._opts = ort.SessionOptions()
         self._opts.intra_op_num_threads = threads
         self._opts.inter_op_num_threads = 1
@@ -212,6 +216,8 @@ class TileModel:
         self.view_conf = view_conf
         #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent
         self.closeup_conf = closeup_conf or (up_conf, conf)
+        #: and for the scores the box refiner gives (``judge``), which replace the detector's where it is shipped
+        self.judged_conf = judged_conf
 
     def _session(self, path: Path) -> ort.InferenceSession:
         try:
@@ -262,7 +268,8 @@ class TileModel:
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
                     view_conf=pair("topdown"), closeup_conf=pair("closeup"),
                     closeup_detector=closeup if closeup.exists() else None,
-                    refiner=refiner if refine and refiner.exists() else None)
+                    refiner=refiner if refine and refiner.exists() else None,
+                    judged_conf=pair("judged") or (0.5, 0.5))
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
@@ -327,8 +334,27 @@ class TileModel:
         The detector reads a camera frame at about half its size, so its edges are a few frame pixels off; the
         refiner sees each box's square (REFINE_MARGIN x its long side) at full resolution and places the four
         edges there, all boxes in one batch (datasets/refiner_train.py, models/README.md)."""
+        return self._second_look(frame, boxes)[0]
+
+    def judge(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The detector's boxes as the box refiner sees them: redrawn (``refine``), each face and score decided
+        again from the refiner's own reading (``judged_scores``), and boxes that now cover the same tile merged
+        (NMS), the surest kept. Without a refiner the boxes come back as they are."""
         if self._ref is None or not len(boxes):
-            return boxes
+            return boxes, cls, scores
+        boxes, faces, fit = self._second_look(frame, boxes)
+        cls, scores = judged_scores(faces, fit)
+        xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
+        idx = np.array(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, self.iou), int).reshape(-1)
+        return boxes[idx], cls[idx], scores[idx]
+
+    def _second_look(self, frame: np.ndarray, boxes: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """One batch of the refiner over the boxes: (boxes redrawn, face probabilities up / down / none, the IoU
+        the refiner expects its box to have with the tile); the boxes and None, None without a refiner."""
+        if self._ref is None or not len(boxes):
+            return boxes, None, None
         n = len(boxes)
         if n > len(self._ref_crops):
             self._ref_crops = np.empty((n, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
@@ -338,12 +364,12 @@ class TileModel:
             squares[i] = square_around(tuple(b), REFINE_MARGIN)
             crop_square(frame, tuple(b), REFINE_SIZE, REFINE_MARGIN / CROP_MARGIN, out=crops[i])
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32)
-        edges = self._ref.run(None, {self._ref_name: x})[0]
+        edges, faces, fit = self._ref.run(None, {self._ref_name: x})
         cx, cy, side = squares[:, :1], squares[:, 1:2], squares[:, 2:]
         out = np.column_stack([cx + edges[:, 0:1] * side, cy + edges[:, 1:2] * side,
                                cx + edges[:, 2:3] * side, cy + edges[:, 3:4] * side])
         h, w = frame.shape[:2]
-        return np.clip(out, 0, [w, h, w, h]).astype(boxes.dtype)
+        return np.clip(out, 0, [w, h, w, h]).astype(boxes.dtype), faces, fit.reshape(-1)
 
     # ---------------------------------------------------------------------------------------------- classifier
     def _run_classifier(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -421,43 +447,51 @@ class TileModel:
 
     def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The detector's boxes for a camera frame (as ``_boxes``), read at the size that suits its tiles.
+        """The tiles' boxes in a camera frame, read at the size that suits them, then judged by the box refiner.
 
         The first reading, at DETECTOR_SIDE, measures the tiles. Smaller than SMALL_TILE_PX (a whole table in
         one frame), the frame is read again at the scale that makes them SMALL_TILE_AIM_PX, up to the frame's own
         resolution, and that reading is the answer (slower, but small tiles are otherwise missed, merged or
         boxed loosely). Larger than LARGE_TILE_PX, the frame is a close-up photo: it is read at both sizes, by
         the close-up detector where one is shipped and with the close-up thresholds (``closeup_conf``), and the
-        reading with the larger sum of scores kept. The size is chosen on the boxes above the usual thresholds;
-        ``conf`` (face up, face down) then sets the thresholds of the answer (the evaluation asks for every box
-        to rank them). The box refiner then redraws the boxes from the frame's own pixels (``refine``)."""
-        boxes, cls, scores = self._sized_boxes(frame_bgr, conf)
-        return self.refine(frame_bgr, boxes), cls, scores
+        reading with the larger sum of scores kept. Where a box refiner is shipped, every box the detector gives
+        down to JUDGE_FROM is then redrawn and scored again by it (``judge``), and ``conf`` (face up, face down;
+        default ``judged_conf``) applies to those scores (the evaluation asks for every box to rank them);
+        without one, ``conf`` applies to the detector's scores."""
+        if self._ref is None:
+            return self.detector_boxes(frame_bgr, conf)
+        up, down = conf or self.judged_conf
+        low = min(JUDGE_FROM, up, down)
+        return _above(self.judge(frame_bgr, *self.detector_boxes(frame_bgr, (low, low))), (up, down))
 
-    def _sized_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None
+    def detector_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``frame_boxes`` before the refiner: the detector's own boxes at the size chosen for the frame."""
-        boxes, cls, scores = self._boxes(frame_bgr)
+        """``frame_boxes`` before the refiner: the detector's own boxes at the size chosen for the frame, down to
+        ``conf`` (the detector's own thresholds for whole frames, or for close-ups, if None). Each reading is made
+        once, down to the lower of ``conf`` and the thresholds that choose the size. ``vision.photo`` chooses the
+        aspect a photo is read at on these scores, as its rule was chosen."""
+        usual = (self.up_conf, self.conf)
+        first = self._boxes(frame_bgr, conf=_lowest(usual, conf))
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
-        plan = _other_size(boxes, r) if len(boxes) and not self._fixed else None
+        sure = _above(first, usual)[0]
+        plan = _other_size(sure, r) if len(sure) and not self._fixed else None
         if plan is None:
-            return (boxes, cls, scores) if conf is None else self._boxes(frame_bgr, conf=conf)
+            return _above(first, conf or usual)
         zoom, closeup = plan
         other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
             if zoom * r != 1 else frame_bgr
         scale = w / other.shape[1]
-        if closeup:
-            special = self._closeup_path is not None
-            same = not special and self.closeup_conf == (self.up_conf, self.conf)
-            first = (boxes, cls, scores) if same else self._boxes(frame_bgr, conf=self.closeup_conf, closeup=True)
-            second = self._boxes(other, native=True, conf=self.closeup_conf, closeup=True)
-            if second[2].sum() <= first[2].sum():
-                return first if conf is None else self._boxes(frame_bgr, conf=conf, closeup=True)
-            ob, oc, os_ = second if conf is None else self._boxes(other, native=True, conf=conf, closeup=True)
-        else:
+        if not closeup:
             ob, oc, os_ = self._boxes(other, native=True, conf=conf)
-        return ob * scale, oc, os_
+            return ob * scale, oc, os_
+        low = _lowest(self.closeup_conf, conf)
+        same = self._closeup_path is None and self.closeup_conf == usual
+        near = first if same else self._boxes(frame_bgr, conf=low, closeup=True)
+        ob, oc, os_ = self._boxes(other, native=True, conf=low, closeup=True)
+        far = ob * scale, oc, os_
+        surer = far if _above(far, self.closeup_conf)[2].sum() > _above(near, self.closeup_conf)[2].sum() else near
+        return _above(surer, conf or self.closeup_conf)
 
     def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
         """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not
@@ -492,6 +526,29 @@ class TileModel:
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
         return out
+
+
+def _lowest(a: tuple[float, float], b: tuple[float, float] | None) -> tuple[float, float]:
+    """The lower of two (face up, face down) threshold pairs, face by face (``a`` if ``b`` is None)."""
+    return a if b is None else (min(a[0], b[0]), min(a[1], b[1]))
+
+
+def _above(reading: tuple[np.ndarray, np.ndarray, np.ndarray], conf: tuple[float, float]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (boxes, face class ids, scores) of a reading at or above ``conf`` (face up, face down)."""
+    boxes, cls, scores = reading
+    keep = scores >= np.where(cls == 0, conf[0], conf[1])
+    return boxes[keep], cls[keep], scores[keep]
+
+
+def judged_scores(faces: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Face class ids and scores of boxes the refiner has judged, from its face probabilities (up, down, none)
+    and the IoU it expects its box to have with the tile: the likelier face, scored by how likely the box holds a
+    tile of that face times how well it will fit it, so that of two boxes on one tile the closer ranks first
+    (the fit squared, or the detector's score in the product, came out within 0.003 mAP on the validation frames:
+    models/README.md)."""
+    cls = (faces[:, 1] > faces[:, 0]).astype(np.int64)
+    return cls, faces[np.arange(len(cls)), cls] * fit
 
 
 def _other_size(boxes: np.ndarray, r: float) -> tuple[float, bool] | None:
