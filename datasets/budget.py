@@ -1,8 +1,10 @@
 """Training to a wall-clock budget, shared by the crop classifier and the box refiner (both torch, both CPU).
 
-The number of steps is fixed from the pace of the first 20, so the learning-rate schedule (50 warm-up steps,
-then half a cosine to zero) ends when the budget does, whatever this machine's speed that day. Each epoch ends
-with an evaluation; the last and the best weights are kept, so a run cut short still leaves its best epoch.
+The number of steps is set from the pace of the first 20, so the learning-rate schedule (50 warm-up steps,
+then half a cosine to zero) ends when the budget does, whatever this machine's speed that day, and set again
+every 20 steps from the pace of the last 20 (evaluations included): set once, a run whose first steps shared the
+machine with other work was cut to 7 of its 18 minutes (models/README.md, refiner run 4). Each epoch ends with an
+evaluation; the last and the best weights are kept, so a run cut short still leaves its best epoch.
 """
 
 from __future__ import annotations
@@ -51,16 +53,19 @@ def train_to_budget(n: int, batch: int, minutes: float, rng: np.random.Generator
     """
     steps_per_epoch = n // batch
     budget = minutes * 60
-    t0 = time.time()
+    t0 = paced = time.time()
     total: int | None = None
     done, best, epoch = 0, -1.0, 0
     bar = tqdm(desc=desc, unit="step")
     while True:
         perm = rng.permutation(n)
         for b in range(steps_per_epoch):
-            if total is None and done == PACE_STEPS:
-                total = max(steps_per_epoch, int(budget / ((time.time() - t0) / PACE_STEPS)))
-                bar.total = total
+            if done and done % PACE_STEPS == 0:
+                now = time.time()
+                pace = (now - paced) / PACE_STEPS
+                total = max(steps_per_epoch, int(budget / pace)) if total is None else \
+                    done + max(1, int((budget - (now - t0)) / pace))
+                bar.total, paced = total, now
             frac = done / total if total else 0.0
             rate = min(1.0, done / WARMUP_STEPS) * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
             loss = step(perm[b * batch:(b + 1) * batch], rate)
