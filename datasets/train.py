@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+    from vision.tile_model import TileModel
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
 MODELS = ROOT / "models"
@@ -109,7 +111,7 @@ def export(a: argparse.Namespace) -> None:
     _ultralytics_env()
     from ultralytics import YOLO
 
-    from vision.tile_model import CLASSIFIER_FILE, CLOSEUP_DETECTOR_FILE, DETECTOR_FILE, REFINER_FILE
+    from vision.tile_model import CLASSIFIER_FILE, CLOSEUP_DETECTOR_FILE, DETECTOR_FILE, REFINER_FILE, TileModel
 
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
@@ -122,7 +124,7 @@ def export(a: argparse.Namespace) -> None:
         # The refiner scores the boxes it judges: their thresholds go with it, the others stay as they are.
         settings = dest / "tile_model.json"
         th = json.loads(settings.read_text()) if settings.exists() else {}
-        th["judged"] = tune_judged(rendered / "synth", dest, rendered / "closeup")
+        th["judged"] = tune_judged(TileModel.load(dest), rendered / "synth", rendered / "closeup")
         settings.write_text(json.dumps(th, indent=1) + "\n")
         print(f"thresholds of the judged scores (best F1 at IoU 0.5 on the validation splits): {th['judged']}")
         return
@@ -165,17 +167,14 @@ def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | No
         out["topdown"] = _best_f1(lambda img: model._boxes(img, native=True, conf=low), views(), "tune top-down")
     if closeup is not None and (closeup / "meta" / "val").exists():
         out["closeup"] = _best_f1(lambda img: model.detector_boxes(img, low), _val_frames(closeup), "tune close-ups")
-    out["judged"] = tune_judged(synth, models, closeup)
+    out["judged"] = tune_judged(model, synth, closeup)
     return out
 
 
-def tune_judged(synth: Path, models: Path, closeup: Path | None = None) -> dict:
+def tune_judged(model: TileModel, synth: Path, closeup: Path | None = None) -> dict:
     """Thresholds of the scores the box refiner gives (``TileModel.judge``): best F1 at IoU 0.5 over the
     validation frames and close-up photos together, each read as ``detect`` reads it (the refiner judges a box
     from its own crop, so one pair serves both)."""
-    from vision.tile_model import TileModel
-
-    model = TileModel.load(models)
     frames = itertools.chain(_val_frames(synth), _val_frames(closeup) if closeup is not None else ())
     return _best_f1(lambda img: model.frame_boxes(img, conf=(0.02, 0.02)), frames, "tune judged scores")
 

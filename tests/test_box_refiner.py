@@ -75,8 +75,8 @@ def test_detected_boxes_fit_their_tiles_closer_once_refined(model, unrefined, la
     assert (fit_refined >= 0.5).sum() >= (fit_raw >= 0.5).sum()
     assert len(refined[0]) <= len(truth) + 2, "a tile boxed twice, or boxes where no tile is"
     # measured: tiles found 58 -> 60, median IoU 0.84 -> 0.89, boxes at IoU 0.8 or more 39 -> 57 of 60, at 0.9
-    # or more 9 -> 20
-    assert np.median(fit_refined) >= np.median(fit_raw) + 0.04, (np.median(fit_raw), np.median(fit_refined))
+    # or more 9 -> 20 (the refiner that drew edges alone: 39; models/README.md, "The refiner judges the boxes")
+    assert np.median(fit_refined) >= np.median(fit_raw) + 0.05, (np.median(fit_raw), np.median(fit_refined))
     assert (fit_refined >= 0.8).mean() >= max(0.85, (fit_raw >= 0.8).mean() + 0.2)
     assert (fit_refined >= 0.9).sum() >= 2 * (fit_raw >= 0.9).sum()
 

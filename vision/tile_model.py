@@ -183,7 +183,7 @@ class TileModel:
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
                  view_conf: tuple[float, float] | None = None,
                  closeup_conf: tuple[float, float] | None = None, closeup_detector: Path | None = None,
-                 refiner: Path | None = None, judged_conf: tuple[float, float] = (0.5, 0.5)) -> None:
+                 refiner: Path | None = None, judged_conf: tuple[float, float] | None = None) -> None:
         self._opts = ort.SessionOptions()
         self._opts.intra_op_num_threads = threads
         self._opts.inter_op_num_threads = 1
@@ -200,6 +200,7 @@ class TileModel:
         self._ref = self._session(refiner) if refiner is not None else None
         self._ref_name = self._ref.get_inputs()[0].name if self._ref is not None else ""
         self._ref_crops = np.empty((64, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
+        self._ref_in = np.empty((64, 3, REFINE_SIZE, REFINE_SIZE), np.float32)
         inp = self._det.get_inputs()[0]
         self._det_name = inp.name       # both detectors are exported alike (datasets/train.py export)
         # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
@@ -217,7 +218,7 @@ class TileModel:
         #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent
         self.closeup_conf = closeup_conf or (up_conf, conf)
         #: and for the scores the box refiner gives (``judge``), which replace the detector's where it is shipped
-        self.judged_conf = judged_conf
+        self.judged_conf = judged_conf or (0.5, 0.5)
 
     def _session(self, path: Path) -> ort.InferenceSession:
         try:
@@ -269,7 +270,7 @@ class TileModel:
                     view_conf=pair("topdown"), closeup_conf=pair("closeup"),
                     closeup_detector=closeup if closeup.exists() else None,
                     refiner=refiner if refine and refiner.exists() else None,
-                    judged_conf=pair("judged") or (0.5, 0.5))
+                    judged_conf=pair("judged"))
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
@@ -320,7 +321,7 @@ class TileModel:
             return np.zeros((0, 4), np.float32), cls, scores
         xywh = np.column_stack([cxcywh[:, 0] - cxcywh[:, 2] / 2, cxcywh[:, 1] - cxcywh[:, 3] / 2,
                                 cxcywh[:, 2], cxcywh[:, 3]])
-        idx = np.array(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, self.iou), int).reshape(-1)[:300]
+        idx = _nms(xywh, scores, self.iou)[:300]
         b = xywh[idx]
         h, w = frame.shape[:2]
         boxes = np.column_stack([(b[:, 0] - x0) / r, (b[:, 1] - y0) / r, (b[:, 0] + b[:, 2] - x0) / r,
@@ -345,8 +346,7 @@ class TileModel:
             return boxes, cls, scores
         boxes, faces, fit = self._second_look(frame, boxes)
         cls, scores = judged_scores(faces, fit)
-        xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-        idx = np.array(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, self.iou), int).reshape(-1)
+        idx = _nms(np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]), scores, self.iou)
         return boxes[idx], cls[idx], scores[idx]
 
     def _second_look(self, frame: np.ndarray, boxes: np.ndarray
@@ -363,7 +363,10 @@ class TileModel:
         for i, b in enumerate(boxes):
             squares[i] = square_around(tuple(b), REFINE_MARGIN)
             crop_square(frame, tuple(b), REFINE_SIZE, REFINE_MARGIN / CROP_MARGIN, out=crops[i])
-        x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32)
+        if n > len(self._ref_in):
+            self._ref_in = np.empty((n, 3, REFINE_SIZE, REFINE_SIZE), np.float32)
+        x = self._ref_in[:n]
+        np.copyto(x, crops.transpose(0, 3, 1, 2))      # NHWC uint8 -> NCHW float, into the kept buffer
         edges, faces, fit = self._ref.run(None, {self._ref_name: x})
         cx, cy, side = squares[:, :1], squares[:, 1:2], squares[:, 2:]
         out = np.column_stack([cx + edges[:, 0:1] * side, cy + edges[:, 1:2] * side,
@@ -526,6 +529,11 @@ class TileModel:
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
         return out
+
+
+def _nms(xywh: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices of the boxes (x, y, w, h) that no surer box overlaps by more than ``iou``, surest first."""
+    return np.array(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), int).reshape(-1)
 
 
 def _lowest(a: tuple[float, float], b: tuple[float, float] | None) -> tuple[float, float]:
