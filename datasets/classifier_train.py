@@ -159,15 +159,21 @@ def train(a: argparse.Namespace) -> None:
     z = cached(out / f"crops-{a.limit or 'all'}.npz", crops)
     xt, yt, xv, yv = z["xt"], z["yt"], z["xv"], z["yv"]
     print(f"train crops {len(xt)}, val crops {len(xv)}; per class min {np.bincount(yt).min()}")
-    net = TileNet()
-    if a.init:                  # continue from earlier weights, at a lower peak rate
-        net.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=False)["state"])
-    peak = 1e-3 if a.init else 3e-3
+    folded = bool(a.init) and a.init.endswith(".onnx")
+    if folded:                  # the shipped file: its norms folded away, so they stay frozen (from_onnx)
+        net = from_onnx(Path(a.init))
+    else:
+        net = TileNet()
+        if a.init:              # continue from earlier weights, at a lower peak rate
+            net.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=False)["state"])
+    peak = a.lr or (1e-3 if a.init else 3e-3)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
 
     def step(idx: np.ndarray, rate: float) -> float:
         net.train()
+        if folded:
+            freeze_norms(net)
         for g in opt.param_groups:
             g["lr"] = peak * rate
         loss = loss_fn(net(augment(xt[idx], rng) / 255.0), torch.from_numpy(yt[idx]))
@@ -191,6 +197,40 @@ def load(path: Path) -> TileNet:
     net = TileNet()
     net.load_state_dict(torch.load(path, map_location="cpu")["state"])
     return net.eval()
+
+
+def from_onnx(path: Path) -> TileNet:
+    """A shipped classifier file back as a TileNet, to continue training where runs/ is gone (it does not survive
+    a checkout). The export folded each batch norm into the convolution before it, so the norms come back as
+    identities plus the folded shift (mean 0, variance 1 - eps, scale 1) and must stay frozen in eval mode while
+    training (``freeze_norms``): batch statistics would undo the folding."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    net = TileNet()
+    pairs = [(c, b) for c, b in zip(net.features[0::3], net.features[1::3], strict=True)]
+    if len(convs) != len(pairs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, a TileNet has {len(pairs)}")
+    with torch.no_grad():
+        for node, (conv, norm) in zip(convs, pairs, strict=True):
+            conv.weight.copy_(torch.tensor(weights[node.input[1]]))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.tensor(weights[node.input[2]]))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        net.head.weight.copy_(torch.tensor(weights["net.head.weight"]))
+        net.head.bias.copy_(torch.tensor(weights["net.head.bias"]))
+    return net.eval()
+
+
+def freeze_norms(net: TileNet) -> None:
+    """Batch norms to eval mode (their running statistics used and left alone), the rest of ``net`` as it is."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 def export_onnx(ckpt: Path, dest: Path) -> None:

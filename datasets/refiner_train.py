@@ -35,7 +35,15 @@ from datasets import real
 from datasets.budget import cached, start_run, train_to_budget
 from vision.boxes import iou_matrix, paired_iou
 from vision.photo import read_photo
-from vision.tile_model import CROP_MARGIN, REFINE_MARGIN, REFINE_SIZE, TileModel, crop_square, square_around
+from vision.tile_model import (
+    CROP_MARGIN,
+    REFINE_MARGIN,
+    REFINE_SIZE,
+    TileModel,
+    crop_square,
+    mirror_edges,
+    square_around,
+)
 
 #: Jitter of the made-up input boxes, as fractions of the true box's side: centre shift and log-size spread
 #: (the detector's own boxes are off by about 0.07 of a side, one standard deviation).
@@ -180,12 +188,10 @@ def flip(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.nda
     """One of the square's eight symmetries for each crop, its edges moved to match, plus colour and blur."""
     x, y = x.copy(), y.copy()
     for i in range(len(x)):
-        if rng.random() < 0.5:                      # mirror left-right: x -> -x, and x1, x2 swap
-            x[i] = x[i, :, ::-1]
-            y[i] = [-y[i, 2], y[i, 1], -y[i, 0], y[i, 3]]
-        if rng.random() < 0.5:                      # upside down
-            x[i] = x[i, ::-1]
-            y[i] = [y[i, 0], -y[i, 3], y[i, 2], -y[i, 1]]
+        for axis in (0, 1):                         # mirror left-right, upside down
+            if rng.random() < 0.5:
+                x[i] = x[i, :, ::-1] if axis == 0 else x[i, ::-1]
+                y[i] = mirror_edges(y[i:i + 1], axis)[0]
         if rng.random() < 0.5:                      # transpose: x and y trade places
             x[i] = x[i].transpose(1, 0, 2)
             y[i] = y[i, [1, 0, 3, 2]]

@@ -115,6 +115,11 @@ def export(a: argparse.Namespace) -> None:
 
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
+    if a.classifier_only:
+        # Nothing else reads the classifier's outputs: the detectors, the refiner and the thresholds stay.
+        classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
+        print(f"wrote {dest / CLASSIFIER_FILE}")
+        return
     refiner = RUNS / a.ref_run / "best.pt"
     if refiner.exists():
         refiner_train.export_onnx(refiner, dest / REFINER_FILE)
@@ -263,7 +268,9 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     c.add_argument("--out", default=str(RUNS / "classifier"))
-    c.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/classifier/best.pt)")
+    c.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/classifier/best.pt), or "
+                   "from a shipped file (models/tile_classifier.onnx; its folded norms then stay frozen)")
+    c.add_argument("--lr", type=float, default=None, help="peak learning rate (default 3e-3, 1e-3 with --init)")
     c.set_defaults(func=lambda a: __import__("datasets.classifier_train", fromlist=["x"]).train(a))
     r = sub.add_parser("refiner", help="train the box refiner (torch), on the shipped detector's boxes")
     r.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
@@ -286,6 +293,8 @@ def main(argv: list[str] | None = None) -> None:
     e.add_argument("--ref-run", default="refiner", help="run folder of the box refiner (skipped if it has none)")
     e.add_argument("--refiner-only", action="store_true",
                    help="export the box refiner alone, leaving the detectors, classifier and thresholds as they are")
+    e.add_argument("--classifier-only", action="store_true",
+                   help="export the classifier alone, leaving the detectors, the refiner and the thresholds")
     e.add_argument("--weights", default=None, help="detector weights to export instead of the run's best.pt "
                                                    "(e.g. runs/detector10/weights/epoch3.pt)")
     e.add_argument("--closeup-weights", default=None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -20,12 +21,18 @@ from models import MODELS_DIR
 from vision.boxes import iou_matrix, paired_iou
 from vision.tile_model import (
     CLASSIFIER_FILE,
+    CROP_MARGIN,
     DETECTOR_FILE,
     JUDGE_FROM,
+    REFINE_MARGIN,
+    REFINE_SIZE,
     REFINER_FILE,
     SETTINGS_FILE,
     TileModel,
+    crop_square,
     judged_scores,
+    mirror_edges,
+    square_around,
 )
 
 
@@ -55,13 +62,13 @@ def test_the_refiner_ships_beside_the_detector():
 def test_without_a_refiner_boxes_are_left_as_they_are(unrefined, layout, tmp_path):
     frame, truth = layout
     faces, scores = np.ones(len(truth), int), np.full(len(truth), 0.3)
-    assert np.array_equal(unrefined.refine(frame, truth), truth)
+    assert np.array_equal(unrefined.settle(frame, truth), truth)
     judged = unrefined.judge(frame, truth, faces, scores)
     assert np.array_equal(judged[0], truth) and np.array_equal(judged[1], faces)
     # a folder with a detector of its own (a training candidate) does not borrow the shipped refiner
     for name in (DETECTOR_FILE, CLASSIFIER_FILE, SETTINGS_FILE):
         shutil.copy(MODELS_DIR / name, tmp_path / name)
-    assert np.array_equal(TileModel.load(tmp_path).refine(frame, truth), truth)
+    assert np.array_equal(TileModel.load(tmp_path).settle(frame, truth), truth)
 
 
 def test_detected_boxes_fit_their_tiles_closer_once_refined(model, unrefined, layout):
@@ -141,9 +148,31 @@ def test_boxes_off_by_a_seventh_of_a_tile_are_drawn_back_onto_their_tiles(model,
     dx, dy, grow = 0.15 * np.cos(k * 2.4), 0.15 * np.sin(k * 2.4), 1 + 0.15 * np.cos(k * 1.7)
     cx, cy = (truth[:, 0] + truth[:, 2]) / 2 + dx * w, (truth[:, 1] + truth[:, 3]) / 2 + dy * h
     off = np.column_stack([cx - w * grow / 2, cy - h * grow / 2, cx + w * grow / 2, cy + h * grow / 2])
-    refined = model.refine(frame, off)
+    refined = model.settle(frame, off)
     before, after = paired_iou(off, truth), paired_iou(refined, truth)
     assert after.mean() >= 0.85 and after.mean() >= before.mean() + 0.15, (before.mean(), after.mean())
     assert (after > before).mean() >= 0.95
-    both = model.refine(frame, np.vstack([off, truth]))
+    both = model.settle(frame, np.vstack([off, truth]))
     assert np.allclose(both[:len(off)], refined, atol=0.05)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_mirrored_edges_stay_on_the_mirrored_tile(axis):
+    """Training shows the refiner each crop mirrored; the edges it is taught must move with the pixels (taught
+    half a crop pixel off, the shipped refiner placed every edge that much right of and below its tile)."""
+    frame = np.zeros((240, 320, 3), np.uint8)
+    tile = np.array([101.0, 63.0, 151.0, 131.0])                # pixels 101..150 x 63..130 lit
+    frame[63:131, 101:151] = 255
+    frame = cv2.GaussianBlur(frame, (0, 0), 3)                  # smooth, so the crop's coarse pixels sample it well
+    for shift in ([0.0, 0.0], [4.3, -2.7], [-6.1, 5.2]):       # the square cut around a box off the tile
+        box = tile + np.tile(shift, 2)
+        crop = crop_square(frame, tuple(box), REFINE_SIZE, REFINE_MARGIN / CROP_MARGIN).astype(float)[..., 0]
+        cx, cy, side = square_around(tuple(box), REFINE_MARGIN)
+        lit = np.array([[tile[0] - 0.5, tile[1] - 0.5, tile[2] - 0.5, tile[3] - 0.5]])  # pixel i spans i +- 0.5
+        edges = (lit - [cx, cy, cx, cy]) / side
+        mirrored = crop[:, ::-1] if axis == 0 else crop[::-1]
+        centre = mirror_edges(edges, axis)[0].reshape(2, 2).mean(axis=0) * REFINE_SIZE + REFINE_SIZE / 2
+        along = mirrored.sum(axis=0) if axis == 0 else mirrored.sum(axis=1)
+        measured = (np.arange(REFINE_SIZE) * along).sum() / along.sum()
+        assert abs(measured - centre[axis]) < 0.2, (shift, measured, centre[axis])
+        assert np.allclose(mirror_edges(mirror_edges(edges, axis), axis), edges)

@@ -126,9 +126,12 @@ def test_enroll_propose_correct_apply_and_use(tmp_path, monkeypatch, capsys):
     labels = Path(doc["labels"])
     rows = list(csv.reader(labels.read_text().splitlines(), delimiter="\t"))
     assert rows[0][-1] == "code" and len(rows) - 1 == doc["tiles"] >= 10
-    # The user corrects one row (pretend this set's Soap looks like our 1 Bam) and drops another.
-    rows[1][-1] = "Soap"
-    rows[2][-1] = "-"
+    # The user corrects a kind (pretend this set's Soap looks like what the model read for the first row: every
+    # row read so is renamed, as two tiles of one design must be) and drops a row of another kind.
+    misread = rows[1][-1]
+    for r in rows[1:]:
+        r[-1] = "Soap" if r[-1] == misread else r[-1]
+    next(r for r in rows[1:] if r[-1] != "Soap")[-1] = "-"
     labels.write_text("\n".join("\t".join(r) for r in rows) + "\n")
     assert main(["enroll", "myset", "--apply", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)

@@ -79,7 +79,7 @@ def read_photo(model: TileModel, photo_bgr: np.ndarray) -> PhotoReading:
     """Every tile in a still photo, read at the aspect ratio whose reading is surest (the photo's own on a tie).
 
     Photos keep the detector's own boxes and scores (``TileModel.detector_boxes``), which the rule was chosen on,
-    and the box refiner only redraws their edges (``refine``): its judging, which ``detect`` uses on camera frames,
+    and the box refiner only redraws their edges (``settle``): its judging, which ``detect`` uses on camera frames,
     learnt from 138 real photos, and on the held-out haitaks photos it dropped tiles the detector had found (the
     15 stretched out of shape: 0.987 found before, 0.69 judged; models/README.md). Only the kept reading's face-up
     tiles go to the classifier, cut from the photo resized to that aspect."""
@@ -94,5 +94,5 @@ def read_photo(model: TileModel, photo_bgr: np.ndarray) -> PhotoReading:
             best = s, img, boxes, cls, scores, (img.shape[1] / w, img.shape[0] / h)
     _, img, boxes, cls, scores, (sx, sy) = best
     dets = [replace(d, box=(d.box[0] / sx, d.box[1] / sy, d.box[2] / sx, d.box[3] / sy))
-            for d in model.read_faces(img, model.refine(img, boxes), cls, scores)]
+            for d in model.read_faces(img, model.settle(img, boxes), cls, scores)]
     return PhotoReading(img, dets, (sx, sy))
