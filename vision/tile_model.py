@@ -350,8 +350,8 @@ class TileModel:
         refiner sees each box's square (REFINE_MARGIN x its long side) at full resolution and places the four
         edges there, all boxes in one batch (datasets/refiner_train.py). Each crop is read as it is and mirrored
         three ways and the four readings' edges averaged: they err a little differently, and on the synthetic
-        validation frames the average took the boxes ``judge`` kept from mAP50-95 0.755 to 0.788, for 30 ms
-        more on a frame of 60 tiles (models/README.md, "Mirrored half a pixel off")."""
+        validation frames the average took the boxes ``judge`` kept from mAP50-95 0.755 to 0.788 (refiner run
+        6), for 30 ms more on a frame of 60 tiles (models/README.md, "Mirrored half a pixel off")."""
         return self._second_look(frame, boxes, mirrored=True)[0]
 
     def judge(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
