@@ -1,4 +1,4 @@
-"""The box refiner (``TileModel.refine``, ``TileModel.judge``): each detector box redrawn from the frame's own
+"""The box refiner (``TileModel.judge``, ``TileModel.settle``): each detector box redrawn from the frame's own
 pixels around it, its face read again, and scored by whether it holds a tile and how well its box will fit.
 
 The frames are rendered here (an overhead 720p camera over 60 tiles laid out in rows), so the true box of every
