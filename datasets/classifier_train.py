@@ -159,13 +159,13 @@ def train(a: argparse.Namespace) -> None:
     z = cached(out / f"crops-{a.limit or 'all'}.npz", crops)
     xt, yt, xv, yv = z["xt"], z["yt"], z["xv"], z["yv"]
     print(f"train crops {len(xt)}, val crops {len(xv)}; per class min {np.bincount(yt).min()}")
-    folded = bool(a.init) and a.init.endswith(".onnx")
-    if folded:                  # the shipped file: its norms folded away, so they stay frozen (from_onnx)
-        net = from_onnx(Path(a.init))
-    else:
-        net = TileNet()
-        if a.init:              # continue from earlier weights, at a lower peak rate
-            net.load_state_dict(torch.load(a.init, map_location="cpu", weights_only=False)["state"])
+    net, folded = TileNet(), False
+    if a.init and a.init.endswith(".onnx"):     # the shipped file: its norms folded away (from_onnx)
+        net, folded = from_onnx(Path(a.init)), True
+    elif a.init:                # continue from earlier weights, at a lower peak rate
+        ckpt = torch.load(a.init, map_location="cpu", weights_only=False)
+        net.load_state_dict(ckpt["state"])
+        folded = bool(ckpt.get("folded", False))   # a run that started from a shipped file: still folded
     peak = a.lr or (1e-3 if a.init else 3e-3)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
@@ -187,7 +187,7 @@ def train(a: argparse.Namespace) -> None:
         return acc, f"val top-1 {acc:.4f}"
 
     def save(name: str, epoch: int, acc: float) -> None:
-        torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch}, out / f"{name}.pt")
+        torch.save({"state": net.state_dict(), "val_acc": acc, "epoch": epoch, "folded": folded}, out / f"{name}.pt")
 
     best = train_to_budget(len(xt), 128, a.minutes, rng, "classifier", step, evaluate, save)
     print(f"best val top-1 {best:.4f}; checkpoints in {out}")
@@ -211,7 +211,7 @@ def from_onnx(path: Path) -> TileNet:
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
     net = TileNet()
-    pairs = [(c, b) for c, b in zip(net.features[0::3], net.features[1::3], strict=True)]
+    pairs = list(zip(net.features[0::3], net.features[1::3], strict=True))
     if len(convs) != len(pairs):
         raise ValueError(f"{path}: {len(convs)} convolutions, a TileNet has {len(pairs)}")
     with torch.no_grad():
