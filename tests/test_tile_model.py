@@ -19,7 +19,15 @@ from datasets.synth.layout import grid_scene, overhead_camera
 from datasets.synth.scene import render
 from engine.tiles import TILES
 from vision.enroll import LABELS_FILE, EnrolError, load_set, read_labels
-from vision.tile_model import CLASSES, Detection, StaleSetError, TileModel, TileModelError, crop_square
+from vision.tile_model import (
+    CLASSES,
+    SECOND_LOOK,
+    Detection,
+    StaleSetError,
+    TileModel,
+    TileModelError,
+    crop_square,
+)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tile_model"
 #: Floors for the shipped model on the bundled recording's first frame (measured, then rounded down; raise them
@@ -94,6 +102,25 @@ def test_classify_is_batched_and_accepts_any_crop_size(model, frame, truth):
     assert model.classify([]) == []
     blank = np.full((48, 48, 3), (40, 120, 40), np.uint8)  # bare felt
     assert model.classify([blank])[0][0] == "none"
+
+
+def test_an_unsure_crop_is_read_in_four_quarter_turns_and_a_sure_one_once(model, frame, truth):
+    """Tiles lie at any angle and the classifier's views of one err apart: a crop read less surely than
+    SECOND_LOOK is read in all four quarter turns and the readings averaged; a sure crop keeps its one reading."""
+    ups = [t for t in truth["tiles"] if t["face"] == "up"]
+    crops = np.stack([crop_square(frame, tuple(t["box"])) for t in ups])
+    # Two tiles blended half and half: crops no classifier reads surely.
+    blends = ((crops.astype(np.uint16) + np.roll(crops, 1, axis=0)) // 2).astype(np.uint8)
+    batch = np.concatenate([crops, blends])
+    once = model._classifier_pass(batch)[0].copy()
+    unsure = once.max(axis=1) < SECOND_LOOK
+    assert unsure.any() and (~unsure).any()
+    probs, emb = model._run_classifier(batch.copy())
+    turns = [model._classifier_pass(np.ascontiguousarray(np.rot90(batch, k, axes=(1, 2))))[0].copy()
+             for k in range(4)]
+    np.testing.assert_allclose(probs[unsure], np.mean(turns, axis=0)[unsure], atol=1e-5)
+    np.testing.assert_allclose(probs[~unsure], once[~unsure], atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
 
 
 def test_load_errors_name_the_path(tmp_path):

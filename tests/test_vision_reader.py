@@ -673,10 +673,10 @@ def test_a_run_of_face_up_tiles_longer_than_any_exposure_is_a_hand_asked_about(r
 
 class _BlankSoapModel:
     """A tile model that boxes two tiles as face down, one on the floor and one in East's wall, and whose
-    classifier reads any crop as a Soap."""
+    classifier reads any crop as ``read`` (a Soap unless told)."""
 
-    def __init__(self, cal, spots):
-        self.cal, self.spots, self.classified = cal, spots, 0
+    def __init__(self, cal, spots, read=("WD", 0.9)):
+        self.cal, self.spots, self.classified, self.read = cal, spots, 0, read
 
     def detect_view(self, view, frame, view_to_frame):
         from vision.tile_model import Detection
@@ -689,20 +689,23 @@ class _BlankSoapModel:
 
     def classify(self, crops):
         self.classified += len(crops)
-        return [("WD", 0.9)] * len(crops)
+        return [self.read] * len(crops)
 
 
-def test_a_blank_soap_boxed_as_a_tile_back_on_the_floor_is_read_face_up():
+@pytest.mark.parametrize("read, floor", [(("WD", 0.9), ("up", "WD")), (("WD", 0.6), ("up", "WD")),
+                                         (("WD", 0.45), ("down", None)), (("none", 0.9), ("down", None))])
+def test_a_blank_soap_boxed_as_a_tile_back_on_the_floor_is_read_face_up(read, floor):
     """Only face-up tiles lie on the floor: a "face-down" box there is read by the classifier (a blank Soap
-    looks like a plain back to the detector), and a sure read makes it face up. Backs in a wall stay backs."""
+    looks like a plain back to the detector), and a read likelier than all else together makes it face up; one
+    the classifier doubts, or reads as no tile (a back), stays a back. Backs in a wall stay backs."""
     cal = _plain_calibration()
     floor_spot, wall_spot = (450.0, 450.0), (450.0, 773.0)
-    model = _BlankSoapModel(cal, [floor_spot, wall_spot])
+    model = _BlankSoapModel(cal, [floor_spot, wall_spot], read)
     reader = TableReader(cal, model)
     reader._frame_index = 0
     frame = np.full((640, 700, 3), 120, np.uint8)
     seen = reader._read(frame, [reader.regions["floor"], reader.regions["wall0"]])
-    assert [(s.face, s.tile) for s in seen["floor"]] == [("up", "WD")]
+    assert [(s.face, s.tile) for s in seen["floor"]] == [floor]
     assert [(s.face, s.tile) for s in seen["wall0"]] == [("down", None)]
     assert model.classified == 1
 

@@ -62,7 +62,11 @@ SEATS = ("East", "South", "West", "North")
 #: Observations that are a seat's own move (what ``_last_move`` remembers).
 SEAT_MOVES = tuple(o.type for o in (ev.DiscardDown, ev.Picked, ev.Racked, ev.ExposurePlaced, ev.JokerExchanged,
                                     ev.HandDisplayed))
-BACK_READ_SURE = 0.7      # the classifier's score that turns a "face-down" floor or rack-top tile face up
+#: The classifier's score that turns a "face-down" floor or rack-top tile face up: likelier that tile than anything
+#: else together, "not a tile" (a back) included. Only face-up tiles lie there, so a real back is rare. With the
+#: classifier shipped 2026-11-25 one of three blank Soaps in a shown hand read 0.67-0.79 from frame to frame: at a
+#: cut of 0.7 that hand went unread (bench/bench_table.py, models/README.md).
+BACK_READ_SURE = 0.5
 LONGEST_EXPOSURE = 6      # a sextet: a longer run of face-up tiles on a rack top is a hand being shown
 CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
 ROW_CHANGED = 0.05        # ... for a row of standing tiles to have changed at all (dark backs on a dark rack
@@ -477,7 +481,8 @@ class TableReader:
                     ) -> None:
         """Discards and exposures lie face up, yet the detector can take a plain white face for a tile's back (a
         blank Soap: zero in every year hand). So a "face-down" tile on the floor or a rack top is read by the
-        classifier, whose training saw tile backs as "not a tile"; one it reads surely is face up."""
+        classifier, whose training saw tile backs as "not a tile"; one it reads as a tile at BACK_READ_SURE or more
+        is face up."""
         reads = self.model.classify([crop_square(frame, box) for _name, _i, box in backs])
         for (name, i, _box), (code, score) in zip(backs, reads, strict=True):
             if code != "none" and score >= BACK_READ_SURE:
