@@ -415,8 +415,8 @@ class TileModel:
             turned = np.concatenate([np.rot90(crops[unsure], k, axes=(1, 2)) for k in (1, 2, 3)])
             p2, e2 = self._classifier_pass(np.ascontiguousarray(turned))
             n = len(unsure)
-            probs[unsure] = (probs[unsure] + p2[:n] + p2[n:2 * n] + p2[2 * n:]) / 4
-            views = emb[unsure] + e2[:n] + e2[n:2 * n] + e2[2 * n:]
+            probs[unsure] = (probs[unsure] + p2.reshape(3, n, -1).sum(axis=0)) / 4
+            views = emb[unsure] + e2.reshape(3, n, -1).sum(axis=0)
             emb[unsure] = views / (np.linalg.norm(views, axis=1, keepdims=True) + 1e-6)
         return probs, emb
 
