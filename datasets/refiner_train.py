@@ -11,10 +11,11 @@ whether the box holds a face-up tile, a face-down tile or none (``FACE_CLASSES``
 will fit that tile (the IoU it expects).
 
 Data: every labelled tile of the rendered training frames, close-up photos and haitaks training photos, seen
-through two boxes jittered from the truth (sizes and shifts the detector has not made yet), and every box the
-detector gives at the evaluation's low threshold (CANDIDATE_CONF), each labelled by the tile it overlaps most: a
-tile at IoU POSITIVE_IOU or more is its face, under NEGATIVE_IOU none, between untaught (it may hold a tile the
-refiner can find). Learning from synthetic frames alone, it moved real photos' boxes away from their tiles
+through two boxes jittered from the truth (sizes and shifts the detector has not made yet), every box the
+detector gives at the evaluation's low threshold (CANDIDATE_CONF), and in the rendered frames and close-ups the
+boxes ``TileModel.look_beside`` would propose where rows of face-down tiles go on (``beside_samples``), each
+labelled by the tile it overlaps most: a tile at IoU POSITIVE_IOU or more is its face, under NEGATIVE_IOU none,
+between untaught (it may hold a tile the refiner can find). Learning from synthetic frames alone, it moved real photos' boxes away from their tiles
 (models/README.md), so the photos are not optional where ../shared has them. Needs torch (the ``train`` extra).
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -33,7 +35,7 @@ from tqdm import tqdm
 
 from datasets import real
 from datasets.budget import cached, start_run, train_to_budget
-from vision.boxes import iou_matrix, paired_iou
+from vision.boxes import iou_matrix, mostly_inside, paired_iou
 from vision.photo import read_photo
 from vision.tile_model import (
     CROP_MARGIN,
@@ -42,6 +44,7 @@ from vision.tile_model import (
     TileModel,
     crop_square,
     mirror_edges,
+    row_continuations,
     square_around,
 )
 
@@ -152,19 +155,37 @@ def _stacked(out: tuple[list, list, list, list]) -> dict[str, np.ndarray]:
             "b0": targets(inputs, inputs)}
 
 
-def samples(root: Path, split: str, model: TileModel, rng: np.random.Generator, jitters: int = 2,
-            limit: int | None = None) -> dict[str, np.ndarray]:
-    """Every labelled tile of a rendered split through ``jitters`` jittered boxes, and every box the detector
-    finds there down to CANDIDATE_CONF, read as ``detect`` reads the frame (``_stacked``)."""
-    out: tuple[list, list, list, list] = ([], [], [], [])
+def _rendered(root: Path, split: str, limit: int | None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(image, true boxes, face targets) of each frame of a rendered split, with a progress bar."""
     for mp in tqdm(sorted((root / "meta" / split).glob("*.json"))[:limit], desc=f"refiner {root.name} {split}",
                    unit="img"):
         meta = json.loads(mp.read_text())
         img = cv2.imread(str(root / "images" / split / (mp.stem + ".jpg")))
         truth = np.array([t["box"] for t in meta["tiles"]], float).reshape(-1, 4)
-        faces = np.array([FACE_CLASSES.index(t["face"]) for t in meta["tiles"]], int)
+        yield img, truth, np.array([FACE_CLASSES.index(t["face"]) for t in meta["tiles"]], int)
+
+
+def samples(root: Path, split: str, model: TileModel, rng: np.random.Generator, jitters: int = 2,
+            limit: int | None = None) -> dict[str, np.ndarray]:
+    """Every labelled tile of a rendered split through ``jitters`` jittered boxes, and every box the detector
+    finds there down to CANDIDATE_CONF, read as ``detect`` reads the frame (``_stacked``)."""
+    out: tuple[list, list, list, list] = ([], [], [], [])
+    for img, truth, faces in _rendered(root, split, limit):
         boxes, cls, _ = model.frame_boxes(img, conf=(CANDIDATE_CONF, CANDIDATE_CONF))
         _views(img, (boxes, cls), truth, faces, rng, jitters, out)
+    return _stacked(out)
+
+
+def beside_samples(root: Path, split: str, rng: np.random.Generator, limit: int | None = None
+                   ) -> dict[str, np.ndarray]:
+    """Boxes where the rows of true face-down tiles go on (``row_continuations``), jittered as the detector's
+    boxes are, labelled by the tile each overlaps most: what ``TileModel.look_beside`` asks the refiner to judge.
+    Inside a row they land on the next tile; past its end, on felt, a rack or a tile they only graze."""
+    out: tuple[list, list, list, list] = ([], [], [], [])
+    for img, truth, faces in _rendered(root, split, limit):
+        rows = row_continuations(truth[faces == FACE_CLASSES.index("down")])
+        boxes = mostly_inside(np.array([_jittered(b, rng) for b in rows]), *img.shape[1::-1])
+        _views(img, (boxes, np.full(len(boxes), NONE)), truth, faces, rng, 0, out)
     return _stacked(out)
 
 
@@ -245,9 +266,15 @@ def train(a: argparse.Namespace) -> None:
         parts["pv"] = photo_samples([photos[i] for i in sorted(keep_out)], model, rng, jitters=0)
         return {k + part: v for part, arrays in parts.items() for k, v in arrays.items()}
 
-    z = cached(out / f"samples-{a.limit or 'all'}.npz", crops)
+    def beside() -> dict[str, np.ndarray]:
+        parts = {"n": beside_samples(Path(a.synth), "train", rng, limit=a.limit)}
+        if a.closeup and (Path(a.closeup) / "meta" / "train").exists():
+            parts["nc"] = beside_samples(Path(a.closeup), "train", rng, limit=a.limit)
+        return {k + part: v for part, arrays in parts.items() for k, v in arrays.items()}
+
+    z = cached(out / f"samples-{a.limit or 'all'}.npz", crops) | cached(out / f"beside-{a.limit or 'all'}.npz", beside)
     # Real photos are few: shown PHOTO_REPEAT times an epoch.
-    train_parts = ["t"] + (["c"] if "xc" in z else []) + ["p"] * PHOTO_REPEAT
+    train_parts = ["t", "n"] + (["c", "nc"] if "xc" in z else []) + ["p"] * PHOTO_REPEAT
     xt, yt, ft = (np.concatenate([z[k + part] for part in train_parts]) for k in ("x", "y", "f"))
     vals = [("synthetic", "v")] + ([("photos", "pv")] if len(z["xpv"]) else [])
     before = ", ".join(f"{name} {np.nanmedian(paired_iou(z['b0' + k], z['y' + k])):.4f}" for name, k in vals)

@@ -7,6 +7,7 @@ tile is known; the refiner was trained on other renders (datasets/refiner_train.
 
 from __future__ import annotations
 
+import math
 import shutil
 from dataclasses import replace
 
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from datasets.synth.layout import grid_scene, overhead_camera
-from datasets.synth.scene import render
+from datasets.synth.scene import PlacedTile, Scene, render
 from engine.tiles import TILES
 from models import MODELS_DIR
 from vision.boxes import iou_matrix, paired_iou
@@ -32,6 +33,7 @@ from vision.tile_model import (
     crop_square,
     judged_scores,
     mirror_edges,
+    row_continuations,
     square_around,
 )
 
@@ -177,3 +179,65 @@ def test_mirrored_edges_stay_on_the_mirrored_tile(axis):
         measured = (np.arange(REFINE_SIZE) * along).sum() / along.sum()
         assert abs(measured - centre[axis]) < 0.2, (shift, measured, centre[axis])
         assert np.allclose(mirror_edges(mirror_edges(edges, axis), axis), edges)
+
+
+def test_rows_go_on_past_either_end_and_across_a_gap():
+    """A row of five boxes with the third missing: each end gets a box one step past it, and the gap one from
+    either side. A box twice over one tile (centres a fifth of a tile apart) is not a row, and a lone box has none."""
+    row = np.array([[x, 100.0, x + 20, 130.0] for x in (0.0, 22.0, 66.0, 88.0)])
+    went_on = row_continuations(row)
+    for where in (-22.0, 44.0, 110.0):
+        assert (iou_matrix(went_on, [[where, 100.0, where + 20, 130.0]]) > 0.99).any(), where
+    assert not (iou_matrix(went_on, row) > 0.99).any()
+    twice = np.array([[0.0, 0.0, 20.0, 30.0], [4.0, 0.0, 24.0, 30.0]])
+    assert len(row_continuations(twice)) == 0
+    assert len(row_continuations(row[:1])) == 0
+
+
+@pytest.fixture(scope="module")
+def rows_of_backs() -> tuple[np.ndarray, np.ndarray]:
+    """Two rows of nine face-down tiles, one square to the frame, one at 35 degrees (a wall seen from a corner)."""
+    tiles = []
+    for x0, y0, angle in ((-200.0, 120.0, 0.0), (-60.0, -160.0, 35.0)):
+        a = math.radians(angle)
+        tiles += [PlacedTile(None, "down", x0 + k * 24 * math.cos(a), y0 + k * 24 * math.sin(a), angle)
+                  for k in range(9)]
+    frame, labels = render(Scene(tiles=tiles, style_id=1), overhead_camera(), np.random.default_rng(5))
+    return frame, np.array([lab.box for lab in labels], np.float32)
+
+
+def test_a_back_missed_in_a_row_is_found_from_its_neighbours(model, rows_of_backs):
+    """The fifth back of each row given to ``look_beside`` without a box (as when the detector misses it): both
+    come back face down, boxed closely and scored over the judged threshold; the boxes proposed past the rows'
+    ends, over bare felt, are scored far under it."""
+    frame, truth = rows_of_backs
+    missing = [4, 13]
+    given = np.array([i for i in range(len(truth)) if i not in missing])
+    boxes, cls, scores = model.look_beside(frame, truth[given], np.ones(len(given), int),
+                                           np.full(len(given), 0.9, np.float32))
+    iou = iou_matrix(boxes, truth)
+    for j in missing:
+        k = int(iou[:, j].argmax())
+        assert iou[k, j] >= 0.85 and cls[k] == 1 and scores[k] >= model.judged_conf[1], (j, iou[k, j], cls[k])
+    over_felt = iou.max(axis=1) < 0.5
+    assert over_felt.sum() >= 2 and scores[over_felt].max() < 0.1 * model.judged_conf[1]
+
+
+def test_a_row_is_not_looked_along_without_a_refiner(unrefined, rows_of_backs):
+    frame, truth = rows_of_backs
+    cls, scores = np.ones(len(truth) - 1, int), np.full(len(truth) - 1, 0.9, np.float32)
+    boxes, *_ = unrefined.look_beside(frame, truth[1:], cls, scores)
+    assert np.array_equal(boxes, truth[1:])
+
+
+def test_settled_boxes_of_a_transposed_frame_are_the_transposed_boxes(model, layout):
+    """``settle`` averages the square's eight symmetries, a set that transposing leaves as it is, so reading the
+    frame transposed must give each box transposed: this holds only if every view's edges are taken back
+    the way its pixels went."""
+    frame, truth = layout
+    k = np.arange(len(truth))[:, None]
+    off = truth + 3.0 * np.hstack([np.cos(k * 2.4), np.sin(k * 2.4), np.cos(k * 1.3), np.sin(k * 1.3)])
+    settled = model.settle(frame, off)
+    transposed = model.settle(np.ascontiguousarray(frame.transpose(1, 0, 2)), off[:, [1, 0, 3, 2]])
+    assert np.abs(transposed[:, [1, 0, 3, 2]] - settled).max() < 0.01
+    assert np.abs(settled - off).max() > 1.0                                 # and the boxes did move
