@@ -15,8 +15,9 @@ through two boxes jittered from the truth (sizes and shifts the detector has not
 detector gives at the evaluation's low threshold (CANDIDATE_CONF), and in the rendered frames and close-ups the
 boxes ``TileModel.look_beside`` would propose where rows of face-down tiles go on (``beside_samples``), each
 labelled by the tile it overlaps most: a tile at IoU POSITIVE_IOU or more is its face, under NEGATIVE_IOU none,
-between untaught (it may hold a tile the refiner can find). Learning from synthetic frames alone, it moved real photos' boxes away from their tiles
-(models/README.md), so the photos are not optional where ../shared has them. Needs torch (the ``train`` extra).
+between untaught (it may hold a tile the refiner can find). Learning from synthetic frames alone, it moved real
+photos' boxes away from their tiles (models/README.md), so the photos are not optional where ../shared has them.
+Needs torch (the ``train`` extra).
 """
 
 from __future__ import annotations
