@@ -56,7 +56,7 @@ JUDGE_FROM = 0.01
 #: in a wall whose backs match the felt, or half hidden by a rack's edge or an arm. ``look_beside`` lets the
 #: refiner judge a box where each row of face-down boxes judged at BESIDE_FROM or more would go on
 #: (``row_continuations``: past each box from its BESIDE_NEIGHBOURS nearest within BESIDE_REACH x its long side)
-#: and no box overlaps it by BESIDE_FREE yet (models/README.md, "Looking along the rows").
+#: and no box overlaps it by BESIDE_FREE yet (models/README.md, "Along the rows; eight views, twice").
 BESIDE_FROM = 0.3
 BESIDE_NEIGHBOURS = 2
 BESIDE_REACH = 1.6
@@ -364,7 +364,8 @@ class TileModel:
         symmetries and the readings' edges averaged, since they err a little differently; then the refiner looks
         again, SETTLE_PASSES times in all, at squares centred on the boxes it drew, which it reads best (it
         learnt from boxes a few pixels off). On the synthetic validation frames mAP50-95 went from 0.822 (four
-        mirrored views, one pass) to 0.833, for about twice the time (models/README.md, "Eight views, twice")."""
+        mirrored views, one pass) to 0.833 with refiner run 8, for about twice the time (models/README.md,
+        "Along the rows; eight views, twice")."""
         return self._settled(frame, boxes)[0]
 
     def _settled(self, frame: np.ndarray, boxes: np.ndarray
