@@ -206,6 +206,12 @@ def photo_samples(items: list, model: TileModel, rng: np.random.Generator, jitte
     return _stacked(out)
 
 
+def _keyed(parts: dict[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One flat set of arrays from several parts' (``xt``, ``yt``, ... for part ``t``), as the samples file keeps
+    them."""
+    return {k + part: v for part, arrays in parts.items() for k, v in arrays.items()}
+
+
 def flip(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One of the square's eight symmetries for each crop, its edges moved to match, plus colour and blur."""
     x, y = x.copy(), y.copy()
@@ -265,13 +271,13 @@ def train(a: argparse.Namespace) -> None:
         keep_out = set(range(0, len(photos), HAITAKS_VAL_EVERY))
         parts["p"] = photo_samples([p for i, p in enumerate(photos) if i not in keep_out], model, rng)
         parts["pv"] = photo_samples([photos[i] for i in sorted(keep_out)], model, rng, jitters=0)
-        return {k + part: v for part, arrays in parts.items() for k, v in arrays.items()}
+        return _keyed(parts)
 
     def beside() -> dict[str, np.ndarray]:
         parts = {"n": beside_samples(Path(a.synth), "train", rng, limit=a.limit)}
         if a.closeup and (Path(a.closeup) / "meta" / "train").exists():
             parts["nc"] = beside_samples(Path(a.closeup), "train", rng, limit=a.limit)
-        return {k + part: v for part, arrays in parts.items() for k, v in arrays.items()}
+        return _keyed(parts)
 
     z = cached(out / f"samples-{a.limit or 'all'}.npz", crops) | cached(out / f"beside-{a.limit or 'all'}.npz", beside)
     # Real photos are few: shown PHOTO_REPEAT times an epoch.

@@ -384,10 +384,7 @@ class TileModel:
         (NMS), the surest kept. Without a refiner the boxes come back as they are."""
         if self._ref is None or not len(boxes):
             return boxes, cls, scores
-        boxes, faces, fit = self._second_look(frame, boxes)
-        cls, scores = judged_scores(faces, fit)
-        idx = _nms(np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]), scores, self.iou)
-        return boxes[idx], cls[idx], scores[idx]
+        return self._merged(*self._judged(frame, boxes))
 
     def look_beside(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -402,9 +399,17 @@ class TileModel:
             proposed = proposed[iou_matrix(proposed, boxes).max(axis=1) < BESIDE_FREE]
         if not len(proposed):
             return boxes, cls, scores
-        pb, faces, fit = self._second_look(frame, proposed.astype(boxes.dtype))
-        pc, ps = judged_scores(faces, fit)
-        boxes, cls, scores = np.vstack([boxes, pb]), np.concatenate([cls, pc]), np.concatenate([scores, ps])
+        pb, pc, ps = self._judged(frame, proposed.astype(boxes.dtype))
+        return self._merged(np.vstack([boxes, pb]), np.concatenate([cls, pc]), np.concatenate([scores, ps]))
+
+    def _judged(self, frame: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The refiner's one-view reading of boxes: redrawn, with the face and score it gives each."""
+        boxes, faces, fit = self._second_look(frame, boxes)
+        return (boxes, *judged_scores(faces, fit))
+
+    def _merged(self, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Boxes that cover the same tile merged (NMS at the model's IoU), the surest kept."""
         idx = _nms(np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]), scores, self.iou)
         return boxes[idx], cls[idx], scores[idx]
 
