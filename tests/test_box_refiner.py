@@ -23,6 +23,7 @@ from vision.boxes import iou_matrix, paired_iou
 from vision.tile_model import (
     CLASSIFIER_FILE,
     CROP_MARGIN,
+    DETECT_MIRRORS,
     DETECTOR_FILE,
     JUDGE_FROM,
     REFINE_MARGIN,
@@ -32,6 +33,7 @@ from vision.tile_model import (
     TileModel,
     crop_square,
     judged_scores,
+    mirror_boxes,
     mirror_edges,
     row_continuations,
     square_around,
@@ -244,3 +246,44 @@ def test_settled_boxes_of_a_transposed_frame_are_the_transposed_boxes(model, lay
     transposed = model.settle(np.ascontiguousarray(frame.transpose(1, 0, 2)), off[:, [1, 0, 3, 2]])
     assert np.abs(transposed[:, [1, 0, 3, 2]] - settled).max() < 0.01
     assert np.abs(settled - off).max() > 1.0                                 # and the boxes did move
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_box_found_in_the_mirror_image_is_taken_back_onto_its_tile(axis):
+    """Pixels 101..150 x 63..130 lit: the box [101, 63, 151, 131] (pixel edges). In the frame mirrored along
+    ``axis`` the lit pixels are 169..218 (of 320) or 109..176 (of 240); that box, taken back, is the tile's."""
+    frame = np.zeros((240, 320), np.uint8)
+    frame[63:131, 101:151] = 255
+    mirrored = frame[:, ::-1] if axis == 0 else frame[::-1]
+    ys, xs = np.nonzero(mirrored)
+    seen = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], float)
+    back = mirror_boxes(seen, axis, frame.shape[1 - axis])
+    assert np.array_equal(back, [[101.0, 63.0, 151.0, 131.0]])
+    assert np.array_equal(mirror_boxes(back, axis, frame.shape[1 - axis]), seen)
+
+
+def test_the_refiner_is_given_the_boxes_of_the_frame_and_of_its_mirror_images(unrefined, layout):
+    """``candidate_boxes`` reads the frame and each mirror image (DETECT_MIRRORS): every reading's boxes, taken
+    back onto the frame, lie on the tiles, so most tiles are boxed once per reading."""
+    frame, truth = layout
+    boxes, cls, scores = unrefined.candidate_boxes(frame, (0.3, 0.3))
+    own = unrefined.detector_boxes(frame, (0.3, 0.3))[0]
+    assert len(DETECT_MIRRORS) >= 2 and len(boxes) > len(own) and len(cls) == len(scores) == len(boxes)
+    on_a_tile = iou_matrix(boxes, truth).max(axis=1) >= 0.5
+    assert on_a_tile.mean() >= 0.9
+    boxed = (iou_matrix(boxes, truth) >= 0.5).sum(axis=0)
+    assert np.median(boxed) == len(DETECT_MIRRORS)
+
+
+def test_detect_gives_each_tile_one_box(model, layout, monkeypatch):
+    """Two loose boxes on every tile, 0.4 of its width to either side (as the frame's and its mirror image's
+    readings may be): the refiner draws both onto the tile, and ``frame_boxes`` keeps one."""
+    frame, truth = layout
+    shift = 0.4 * (truth[:, 2:3] - truth[:, 0:1]) * np.array([[1.0, 0.0, 1.0, 0.0]], np.float32)
+    loose = np.vstack([truth + shift, truth - shift])
+    monkeypatch.setattr(model, "candidate_boxes", lambda frame, conf: (
+        loose, np.zeros(len(loose), int), np.full(len(loose), 0.5, np.float32)))
+    boxes, _, _ = model.frame_boxes(frame, conf=(0.01, 0.01))
+    iou = iou_matrix(boxes, truth)
+    assert (iou.max(axis=0) >= 0.5).mean() >= 0.95
+    assert ((iou >= 0.5).sum(axis=0) <= 1).all()
