@@ -299,7 +299,8 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
 def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monkeypatch, shape, side_px, passes):
-    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found."""
+    """How many detector passes one reading makes (``detector_boxes``: ``detect`` makes one of the frame and one
+    of each mirror image), from the size of the tiles the first pass found."""
     calls = []
 
     def boxes(img, native=False, conf=None, closeup=False):
@@ -307,7 +308,7 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
         return np.array([[10.0, 10.0, 10.0 + side_px, 10.0 + 1.3 * side_px]]), np.array([1]), np.array([0.9])
 
     monkeypatch.setattr(model, "_boxes", boxes)
-    model.detect(np.zeros((*shape, 3), np.uint8))
+    model.detector_boxes(np.zeros((*shape, 3), np.uint8))
     assert len(calls) == passes
 
 

@@ -555,11 +555,12 @@ class TileModel:
         boxed loosely). Larger than LARGE_TILE_PX, the frame is a close-up photo: it is read at both sizes, by
         the close-up detector where one is shipped and with the close-up thresholds (``closeup_conf``), and the
         reading with the larger sum of scores kept. Where a box refiner is shipped, every box the detector gives
-        down to JUDGE_FROM is then redrawn and scored again by it (``judge``), and it judges boxes where rows of
-        backs go on (``look_beside``); ``conf`` (face up, face down; default ``judged_conf``) applies to those
-        scores (the evaluation asks for every box to rank them), the boxes kept are drawn again (``settle``), and
-        ``conf`` applies once more to their scores from that last look; without a refiner, ``conf`` applies to
-        the detector's scores."""
+        down to JUDGE_FROM, in the frame and in its mirror images (``candidate_boxes``), is then redrawn and
+        scored again by it (``judge``), and it judges boxes where rows of backs go on (``look_beside``);
+        ``conf`` (face up, face down; default ``judged_conf``) applies to those scores (the evaluation asks for
+        every box to rank them), the boxes kept are drawn again (``settle``), merged once more where two settled
+        onto one tile, and ``conf`` applies once more to their scores from that last look; without a refiner,
+        ``conf`` applies to the detector's scores."""
         if self._ref is None:
             return self.detector_boxes(frame_bgr, conf)
         up, down = conf or self.judged_conf
