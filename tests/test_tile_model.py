@@ -21,6 +21,7 @@ from engine.tiles import TILES
 from vision.enroll import LABELS_FILE, EnrolError, load_set, read_labels
 from vision.tile_model import (
     CLASSES,
+    DETECT_MIRRORS,
     SECOND_LOOK,
     Detection,
     StaleSetError,
@@ -299,8 +300,8 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
 def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monkeypatch, shape, side_px, passes):
-    """How many detector passes one reading makes (``detector_boxes``: ``detect`` makes one of the frame and one
-    of each mirror image), from the size of the tiles the first pass found."""
+    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found: that many
+    for the frame and as many for each of its mirror images (DETECT_MIRRORS)."""
     calls = []
 
     def boxes(img, native=False, conf=None, closeup=False):
@@ -308,8 +309,8 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
         return np.array([[10.0, 10.0, 10.0 + side_px, 10.0 + 1.3 * side_px]]), np.array([1]), np.array([0.9])
 
     monkeypatch.setattr(model, "_boxes", boxes)
-    model.detector_boxes(np.zeros((*shape, 3), np.uint8))
-    assert len(calls) == passes
+    model.detect(np.zeros((*shape, 3), np.uint8))
+    assert len(calls) == passes * len(DETECT_MIRRORS)
 
 
 def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):

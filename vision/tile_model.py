@@ -159,11 +159,9 @@ def mirror_edges(edges: np.ndarray, axis: int) -> np.ndarray:
     ``crop_square`` puts the square's centre on pixel size / 2, half a pixel past the middle of the pixels
     (0 .. size - 1), so mirroring the pixels takes a point at fraction f to -f - 1 / size, not to -f. Training
     run 3 and 4 mirrored with -f and the refiner learnt to place every edge half a crop pixel right of and below
-    the tile (models/README.md, "Mirrored half a pixel off")."""
-    out = edges.copy()
-    lo, hi = (0, 2) if axis == 0 else (1, 3)
-    out[:, lo], out[:, hi] = -edges[:, hi] - 1 / REFINE_SIZE, -edges[:, lo] - 1 / REFINE_SIZE
-    return out
+    the tile (models/README.md, "Mirrored half a pixel off"): the same as ``mirror_boxes`` with an extent of
+    -1 / size."""
+    return mirror_boxes(edges, axis, -1 / REFINE_SIZE)
 
 
 def sets_dir() -> Path:
