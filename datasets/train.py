@@ -95,8 +95,17 @@ def train_detector(a: argparse.Namespace) -> None:
     if a.resume and last.exists():
         YOLO(str(last)).train(resume=True)
         return
-    # --init continues from earlier weights (a second budgeted run): no warm-up, a lower learning rate.
-    model = YOLO(str(a.init) if a.init else str(detector_yaml()))
+    # --init continues from earlier weights (a second budgeted run): no warm-up, a lower learning rate. A shipped
+    # ONNX file is rebuilt as weights first (runs/ does not survive a checkout); its folded norms stay frozen.
+    init = a.init
+    if init and Path(init).suffix == ".onnx":
+        from datasets.detector_onnx import freeze_norms, load_detector_onnx, save_for_training
+
+        init = save_for_training(load_detector_onnx(Path(init), detector_yaml()), RUNS / a.name / "init.pt",
+                                 {0: "up", 1: "down"})
+    model = YOLO(str(init) if init else str(detector_yaml()))
+    if a.init and Path(a.init).suffix == ".onnx":
+        model.add_callback("on_train_batch_start", freeze_norms)
     extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": a.lr0} if a.init else {}
     model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
                 workers=a.workers, project=str(RUNS), name=a.name, exist_ok=True, seed=a.seed,
@@ -254,7 +263,8 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--workers", type=int, default=2)
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--resume", action="store_true")
-    d.add_argument("--init", default=None, help="start from these weights (e.g. runs/detector/weights/last.pt)")
+    d.add_argument("--init", default=None, help="start from these weights (e.g. runs/detector/weights/last.pt, "
+                   "or a shipped models/tile_detector.onnx)")
     d.add_argument("--lr0", type=float, default=0.0008, help="learning rate of a run continued with --init")
     d.add_argument("--save-period", type=int, default=-1,
                    help="also keep every Nth epoch's weights (weights/epochN.pt), to pick the one that ships by "
