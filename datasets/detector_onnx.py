@@ -56,7 +56,7 @@ def save_for_training(model: nn.Module, dest: Path, names: dict[int, str]) -> Pa
     """``model`` as a checkpoint ultralytics' ``YOLO(dest)`` and ``train`` load, full precision."""
     model.names = names
     dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model, "train_args": {}, "date": None}, dest)
+    torch.save({"model": model, "train_args": {}}, dest)
     return dest
 
 

@@ -97,14 +97,14 @@ def train_detector(a: argparse.Namespace) -> None:
         return
     # --init continues from earlier weights (a second budgeted run): no warm-up, a lower learning rate. A shipped
     # ONNX file is rebuilt as weights first (runs/ does not survive a checkout); its folded norms stay frozen.
-    init = a.init
-    if init and Path(init).suffix == ".onnx":
+    init, from_onnx = a.init, bool(a.init) and Path(a.init).suffix == ".onnx"
+    if from_onnx:
         from datasets.detector_onnx import freeze_norms, load_detector_onnx, save_for_training
 
         init = save_for_training(load_detector_onnx(Path(init), detector_yaml()), RUNS / a.name / "init.pt",
                                  {0: "up", 1: "down"})
     model = YOLO(str(init) if init else str(detector_yaml()))
-    if a.init and Path(a.init).suffix == ".onnx":
+    if from_onnx:
         model.add_callback("on_train_batch_start", freeze_norms)
     extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": a.lr0} if a.init else {}
     model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
