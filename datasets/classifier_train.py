@@ -24,6 +24,7 @@ from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
 from .budget import cached, start_run, train_to_budget
+from .folded_norms import freeze, unfold
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -173,7 +174,7 @@ def train(a: argparse.Namespace) -> None:
     def step(idx: np.ndarray, rate: float) -> float:
         net.train()
         if folded:
-            freeze_norms(net)
+            freeze(net)
         for g in opt.param_groups:
             g["lr"] = peak * rate
         loss = loss_fn(net(augment(xt[idx], rng) / 255.0), torch.from_numpy(yt[idx]))
@@ -201,9 +202,7 @@ def load(path: Path) -> TileNet:
 
 def from_onnx(path: Path) -> TileNet:
     """A shipped classifier file back as a TileNet, to continue training where runs/ is gone (it does not survive
-    a checkout). The export folded each batch norm into the convolution before it, so the norms come back as
-    identities plus the folded shift (mean 0, variance 1 - eps, scale 1) and must stay frozen in eval mode while
-    training (``freeze_norms``): batch statistics would undo the folding."""
+    a checkout). Its batch norms come back unfolded and must stay frozen while training (``folded_norms``)."""
     import onnx
     from onnx import numpy_helper
 
@@ -217,20 +216,10 @@ def from_onnx(path: Path) -> TileNet:
     with torch.no_grad():
         for node, (conv, norm) in zip(convs, pairs, strict=True):
             conv.weight.copy_(torch.tensor(weights[node.input[1]]))
-            norm.weight.fill_(1.0)
-            norm.bias.copy_(torch.tensor(weights[node.input[2]]))
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
+            unfold(norm, torch.tensor(weights[node.input[2]]))
         net.head.weight.copy_(torch.tensor(weights["net.head.weight"]))
         net.head.bias.copy_(torch.tensor(weights["net.head.bias"]))
     return net.eval()
-
-
-def freeze_norms(net: TileNet) -> None:
-    """Batch norms to eval mode (their running statistics used and left alone), the rest of ``net`` as it is."""
-    for m in net.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            m.eval()
 
 
 def export_onnx(ckpt: Path, dest: Path) -> None:

@@ -1,10 +1,9 @@
 """A shipped detector file back as ultralytics weights, to continue training where ``runs/`` is gone.
 
 Why: ``runs/`` does not survive a checkout, and every detector run so far continued the one before (models/README.md,
-"Recipe"); without the last run's ``.pt`` the only copy of those hours of training is the ONNX file. The export
-folded each batch norm into the convolution before it, so the norms come back as identities plus the folded shift
-(scale 1, mean 0, variance 1 - eps) and must stay in eval mode while training (``freeze_norms``): batch
-statistics would undo the folding. Needs torch and ultralytics (the ``train`` extra).
+"Recipe"); without the last run's ``.pt`` the only copy of those hours of training is the ONNX file. Its batch
+norms come back unfolded and stay frozen while training (``datasets.folded_norms``; ``datasets.train`` adds the
+callback). Needs torch and ultralytics (the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+
+from .folded_norms import unfold
 
 
 def load_detector_onnx(onnx_path: Path, yaml_path: Path) -> nn.Module:
@@ -29,26 +30,24 @@ def load_detector_onnx(onnx_path: Path, yaml_path: Path) -> nn.Module:
     graph = onnx.load(str(onnx_path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer if i.name.startswith("model.")}
     model = DetectionModel(str(yaml_path), ch=3, verbose=False)
-    state = model.state_dict()
-    filled: dict[str, torch.Tensor] = {}
-    for name, value in weights.items():
-        t = torch.from_numpy(np.array(value, np.float32))
-        norm = name[: -len("conv.bias")] + "bn." if name.endswith("conv.bias") else None
-        if name in state:
-            filled[name] = t
-        elif norm and norm + "bias" in state:
-            eps = next(m.eps for n, m in model.named_modules() if n + "." == norm)
-            filled[norm + "bias"] = t
-            filled[norm + "weight"] = torch.ones_like(t)
-            filled[norm + "running_mean"] = torch.zeros_like(t)
-            filled[norm + "running_var"] = torch.full_like(t, 1.0 - eps)
-        else:
-            raise ValueError(f"{onnx_path}: weight {name} has no place in {yaml_path.name}")
-    missing = [k for k, v in state.items() if k not in filled and v.is_floating_point()
-               and not k.endswith(".dfl.conv.weight")]
+    params = dict(model.named_parameters())
+    modules = dict(model.named_modules())
+    filled: set[str] = set()
+    with torch.no_grad():
+        for name, value in weights.items():
+            t = torch.from_numpy(np.array(value, np.float32))
+            norm = name[: -len(".conv.bias")] + ".bn" if name.endswith(".conv.bias") else ""
+            if name in params:
+                params[name].copy_(t)
+                filled.add(name)
+            elif isinstance(modules.get(norm), nn.BatchNorm2d):
+                unfold(modules[norm], t)
+                filled.update(f"{norm}.{k}" for k in ("weight", "bias"))
+            else:
+                raise ValueError(f"{onnx_path}: weight {name} has no place in {yaml_path.name}")
+    missing = [k for k, v in params.items() if k not in filled and v.requires_grad]
     if missing:
         raise ValueError(f"{onnx_path}: no weights for {len(missing)} tensors of {yaml_path.name}, e.g. {missing[0]}")
-    model.load_state_dict({**state, **filled})
     return model.eval()
 
 
@@ -59,10 +58,3 @@ def save_for_training(model: nn.Module, dest: Path, names: dict[int, str]) -> Pa
     torch.save({"model": model, "train_args": {}}, dest)
     return dest
 
-
-def freeze_norms(trainer: object) -> None:
-    """Ultralytics callback (``on_train_batch_start``): every batch norm of the model being trained back in eval
-    mode, since the trainer puts the whole model in training mode each epoch."""
-    for m in trainer.model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            m.eval()

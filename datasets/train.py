@@ -99,13 +99,15 @@ def train_detector(a: argparse.Namespace) -> None:
     # ONNX file is rebuilt as weights first (runs/ does not survive a checkout); its folded norms stay frozen.
     init, from_onnx = a.init, bool(a.init) and Path(a.init).suffix == ".onnx"
     if from_onnx:
-        from datasets.detector_onnx import freeze_norms, load_detector_onnx, save_for_training
+        from datasets.detector_onnx import load_detector_onnx, save_for_training
+        from datasets.folded_norms import freeze
 
         init = save_for_training(load_detector_onnx(Path(init), detector_yaml()), RUNS / a.name / "init.pt",
                                  {0: "up", 1: "down"})
     model = YOLO(str(init) if init else str(detector_yaml()))
     if from_onnx:
-        model.add_callback("on_train_batch_start", freeze_norms)
+        # The trainer puts the whole model in training mode each epoch: the norms go back to eval every batch.
+        model.add_callback("on_train_batch_start", lambda trainer: freeze(trainer.model))
     extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": a.lr0} if a.init else {}
     model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
                 workers=a.workers, project=str(RUNS), name=a.name, exist_ok=True, seed=a.seed,

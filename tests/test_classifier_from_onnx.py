@@ -10,7 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from datasets.classifier_train import _Export, freeze_norms, from_onnx  # noqa: E402
+from datasets.classifier_train import _Export, from_onnx  # noqa: E402
+from datasets.folded_norms import freeze  # noqa: E402
 from models import MODELS_DIR  # noqa: E402
 from vision.tile_model import CLASSIFIER_FILE, CLASSIFIER_SIZE, TileModel  # noqa: E402
 
@@ -34,7 +35,7 @@ def test_training_from_it_leaves_the_folded_norms_alone(crops):
     net = from_onnx(MODELS_DIR / CLASSIFIER_FILE)
     before = net(torch.from_numpy(crops) / 255).detach()
     net.train()
-    freeze_norms(net)
+    freeze(net)
     net.drop.eval()                     # dropout aside, a training pass must read as the shipped file does
     after = net(torch.from_numpy(crops) / 255).detach()
     assert torch.allclose(before, after, atol=1e-5)

@@ -4,8 +4,6 @@ survive a checkout, so the shipped file is where a new run starts. Needs torch, 
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 import pytest
 
@@ -13,7 +11,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 pytest.importorskip("ultralytics")
 
-from datasets.detector_onnx import freeze_norms, load_detector_onnx, save_for_training  # noqa: E402
+from datasets.detector_onnx import load_detector_onnx, save_for_training  # noqa: E402
+from datasets.folded_norms import freeze  # noqa: E402
 from datasets.train import _ultralytics_env, detector_yaml  # noqa: E402
 from models import MODELS_DIR  # noqa: E402
 from vision.tile_model import DETECTOR_FILE, TileModel  # noqa: E402
@@ -47,7 +46,7 @@ def test_the_shipped_detector_comes_back_as_it_reads(rebuilt, frame):
 def test_training_from_it_leaves_the_folded_norms_alone(rebuilt, frame):
     before = _read(rebuilt.eval(), frame)
     rebuilt.train()
-    freeze_norms(types.SimpleNamespace(model=rebuilt))
+    freeze(rebuilt)
     norms = [m for m in rebuilt.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     assert norms and not any(m.training for m in norms)
     with torch.no_grad():
