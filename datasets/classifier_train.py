@@ -24,7 +24,7 @@ from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
 from .budget import cached, start_run, train_to_budget
-from .folded_norms import freeze, unfold
+from .folded_norms import conv_net_from_onnx, freeze
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -203,23 +203,7 @@ def load(path: Path) -> TileNet:
 def from_onnx(path: Path) -> TileNet:
     """A shipped classifier file back as a TileNet, to continue training where runs/ is gone (it does not survive
     a checkout). Its batch norms come back unfolded and must stay frozen while training (``folded_norms``)."""
-    import onnx
-    from onnx import numpy_helper
-
-    graph = onnx.load(str(path)).graph
-    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    convs = [n for n in graph.node if n.op_type == "Conv"]
-    net = TileNet()
-    pairs = list(zip(net.features[0::3], net.features[1::3], strict=True))
-    if len(convs) != len(pairs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, a TileNet has {len(pairs)}")
-    with torch.no_grad():
-        for node, (conv, norm) in zip(convs, pairs, strict=True):
-            conv.weight.copy_(torch.tensor(weights[node.input[1]]))
-            unfold(norm, torch.tensor(weights[node.input[2]]))
-        net.head.weight.copy_(torch.tensor(weights["net.head.weight"]))
-        net.head.bias.copy_(torch.tensor(weights["net.head.bias"]))
-    return net.eval()
+    return conv_net_from_onnx(path, TileNet(), prefix="net.")
 
 
 def export_onnx(ckpt: Path, dest: Path) -> None:

@@ -9,6 +9,8 @@ Needs torch (the ``train`` extra).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch import nn
 
@@ -28,3 +30,31 @@ def freeze(net: nn.Module) -> None:
     for m in net.modules():
         if isinstance(m, nn.BatchNorm2d):
             m.eval()
+
+
+def conv_net_from_onnx(path: Path, net: nn.Module, prefix: str = "") -> nn.Module:
+    """``net``, whose ``features`` are (conv, batch norm, activation) triples, carrying the weights of its ONNX
+    export ``path``: the convolutions in graph order with their norms unfolded, every other weight by its torch
+    name (``prefix`` + name, as the exported wrapper called it). Raises ValueError, naming the file, when a
+    weight is missing or left over, so a file of another network is never half loaded. Returned in eval mode."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    pairs = list(zip(net.features[0::3], net.features[1::3], strict=True))
+    if len(convs) != len(pairs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, a {type(net).__name__} has {len(pairs)}")
+    rest = {name: p for name, p in net.named_parameters() if not name.startswith("features.")}
+    with torch.no_grad():
+        for node, (conv, norm) in zip(convs, pairs, strict=True):
+            conv.weight.copy_(torch.tensor(weights.pop(node.input[1])))
+            unfold(norm, torch.tensor(weights.pop(node.input[2])))
+        for name, p in rest.items():
+            if prefix + name not in weights:
+                raise ValueError(f"{path}: no weight {prefix + name} for this {type(net).__name__}")
+            p.copy_(torch.tensor(weights.pop(prefix + name)))
+    if weights:
+        raise ValueError(f"{path}: weight {next(iter(weights))} has no place in a {type(net).__name__}")
+    return net.eval()

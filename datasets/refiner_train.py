@@ -36,6 +36,7 @@ from tqdm import tqdm
 
 from datasets import real
 from datasets.budget import cached, start_run, train_to_budget
+from datasets.folded_norms import conv_net_from_onnx, freeze
 from vision.boxes import iou_matrix, mostly_inside, paired_iou
 from vision.photo import read_photo
 from vision.tile_model import (
@@ -289,13 +290,16 @@ def train(a: argparse.Namespace) -> None:
           "crops " + ", ".join(f"{name} {len(z['y' + k])}" for name, k in vals)
           + f"; val median IoU as detected: {before}")
     edge_weight = a.edge_weight or EDGE_WEIGHT
-    net = BoxNet()
-    if a.init:
+    folded = bool(a.init) and a.init.endswith(".onnx")
+    net = conv_net_from_onnx(Path(a.init), BoxNet()) if folded else BoxNet()
+    if a.init and not folded:
         net.load_state_dict(torch.load(a.init, map_location="cpu")["state"])
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
 
     def step(idx: np.ndarray, rate: float) -> float:
         net.train()
+        if folded:              # the shipped file's norms were folded away: they stay as they came back
+            freeze(net)
         for g in opt.param_groups:
             g["lr"] = a.lr * rate
         x, y = flip(xt[idx], yt[idx], rng)

@@ -295,7 +295,8 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     r.add_argument("--out", default=str(RUNS / "refiner"))
-    r.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/refiner3/best.pt)")
+    r.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/refiner3/best.pt), or "
+                   "from the shipped models/tile_refiner.onnx (its batch norms kept frozen)")
     r.add_argument("--edge-weight", type=float, default=None,
                    help="weight of the edges' loss against the face's and the fit's (default EDGE_WEIGHT)")
     r.set_defaults(func=lambda a: __import__("datasets.refiner_train", fromlist=["x"]).train(a))
