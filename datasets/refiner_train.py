@@ -290,10 +290,13 @@ def train(a: argparse.Namespace) -> None:
           "crops " + ", ".join(f"{name} {len(z['y' + k])}" for name, k in vals)
           + f"; val median IoU as detected: {before}")
     edge_weight = a.edge_weight or EDGE_WEIGHT
-    folded = bool(a.init) and a.init.endswith(".onnx")
-    net = conv_net_from_onnx(Path(a.init), BoxNet()) if folded else BoxNet()
-    if a.init and not folded:
-        net.load_state_dict(torch.load(a.init, map_location="cpu")["state"])
+    net, folded = BoxNet(), False
+    if a.init and a.init.endswith(".onnx"):     # the shipped file: its norms folded away
+        net, folded = conv_net_from_onnx(Path(a.init), net), True
+    elif a.init:
+        ckpt = torch.load(a.init, map_location="cpu")
+        net.load_state_dict(ckpt["state"])
+        folded = bool(ckpt.get("folded", False))   # a run that started from a shipped file: still folded
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
 
     def step(idx: np.ndarray, rate: float) -> float:
@@ -325,7 +328,8 @@ def train(a: argparse.Namespace) -> None:
         return float(np.mean([v for pair in scores for v in pair])), f"val {line}"
 
     def save(name: str, epoch: int, score: float) -> None:
-        torch.save({"state": net.state_dict(), "val_score": score, "epoch": epoch}, out / f"{name}.pt")
+        torch.save({"state": net.state_dict(), "val_score": score, "epoch": epoch, "folded": folded},
+                   out / f"{name}.pt")
 
     best = train_to_budget(len(xt), 256, a.minutes, rng, "refiner", step, evaluate, save)
     print(f"best val score (mean of median IoU and ranking AP over the validation sets) {best:.4f}; "
