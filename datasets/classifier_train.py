@@ -24,7 +24,7 @@ from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
 from .budget import cached, start_run, train_to_budget
-from .folded_norms import conv_net_from_onnx, freeze
+from .folded_norms import conv_net_from_onnx, freeze, start_from
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -51,6 +51,10 @@ class TileNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.drop(self.embed(x)))
+
+
+#: What the exported wrapper (``_Export``) calls the TileNet, so the ONNX file names its head ``net.head.weight``.
+EXPORT_PREFIX = "net."
 
 
 class _Export(nn.Module):
@@ -160,13 +164,7 @@ def train(a: argparse.Namespace) -> None:
     z = cached(out / f"crops-{a.limit or 'all'}.npz", crops)
     xt, yt, xv, yv = z["xt"], z["yt"], z["xv"], z["yv"]
     print(f"train crops {len(xt)}, val crops {len(xv)}; per class min {np.bincount(yt).min()}")
-    net, folded = TileNet(), False
-    if a.init and a.init.endswith(".onnx"):     # the shipped file: its norms folded away (from_onnx)
-        net, folded = from_onnx(Path(a.init)), True
-    elif a.init:                # continue from earlier weights, at a lower peak rate
-        ckpt = torch.load(a.init, map_location="cpu", weights_only=False)
-        net.load_state_dict(ckpt["state"])
-        folded = bool(ckpt.get("folded", False))   # a run that started from a shipped file: still folded
+    net, folded = start_from(a.init, TileNet(), prefix=EXPORT_PREFIX)   # continued: at a lower peak rate
     peak = a.lr or (1e-3 if a.init else 3e-3)
     opt = torch.optim.AdamW(net.parameters(), lr=peak, weight_decay=5e-4)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
@@ -203,7 +201,7 @@ def load(path: Path) -> TileNet:
 def from_onnx(path: Path) -> TileNet:
     """A shipped classifier file back as a TileNet, to continue training where runs/ is gone (it does not survive
     a checkout). Its batch norms come back unfolded and must stay frozen while training (``folded_norms``)."""
-    return conv_net_from_onnx(path, TileNet(), prefix="net.")
+    return conv_net_from_onnx(path, TileNet(), prefix=EXPORT_PREFIX)
 
 
 def export_onnx(ckpt: Path, dest: Path) -> None:

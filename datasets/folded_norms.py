@@ -1,7 +1,7 @@
 """Batch norms that an ONNX export folded into the convolution before them, given back for further training.
 
 Why: ``runs/`` does not survive a checkout, so a run that continues a shipped model starts from its ONNX file
-(``classifier_train.from_onnx``, ``detector_onnx.load_detector_onnx``). The export multiplied each norm into its
+(``start_from``, ``detector_onnx.load_detector_onnx``). The export multiplied each norm into its
 convolution's weights and left its shift as the convolution's bias; a norm comes back as an identity plus that
 shift, and must then stay in eval mode while training (``freeze``): batch statistics would undo the folding.
 Needs torch (the ``train`` extra).
@@ -58,3 +58,16 @@ def conv_net_from_onnx(path: Path, net: nn.Module, prefix: str = "") -> nn.Modul
     if weights:
         raise ValueError(f"{path}: weight {next(iter(weights))} has no place in a {type(net).__name__}")
     return net.eval()
+
+
+def start_from(init: str | None, net: nn.Module, prefix: str = "") -> tuple[nn.Module, bool]:
+    """``net`` carrying the weights a run continues from, and whether its norms are folded (then ``freeze`` it
+    after every ``net.train()``): none (``init`` None), a shipped ONNX file (``conv_net_from_onnx``), or an
+    earlier run's checkpoint, whose ``folded`` says whether that run had started from such a file."""
+    if not init:
+        return net, False
+    if init.endswith(".onnx"):
+        return conv_net_from_onnx(Path(init), net, prefix), True
+    ckpt = torch.load(init, map_location="cpu", weights_only=False)
+    net.load_state_dict(ckpt["state"])
+    return net, bool(ckpt.get("folded", False))

@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 from datasets import real
 from datasets.budget import cached, start_run, train_to_budget
-from datasets.folded_norms import conv_net_from_onnx, freeze
+from datasets.folded_norms import freeze, start_from
 from vision.boxes import iou_matrix, mostly_inside, paired_iou
 from vision.photo import read_photo
 from vision.tile_model import (
@@ -290,13 +290,7 @@ def train(a: argparse.Namespace) -> None:
           "crops " + ", ".join(f"{name} {len(z['y' + k])}" for name, k in vals)
           + f"; val median IoU as detected: {before}")
     edge_weight = a.edge_weight or EDGE_WEIGHT
-    net, folded = BoxNet(), False
-    if a.init and a.init.endswith(".onnx"):     # the shipped file: its norms folded away
-        net, folded = conv_net_from_onnx(Path(a.init), net), True
-    elif a.init:
-        ckpt = torch.load(a.init, map_location="cpu")
-        net.load_state_dict(ckpt["state"])
-        folded = bool(ckpt.get("folded", False))   # a run that started from a shipped file: still folded
+    net, folded = start_from(a.init, BoxNet())
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
 
     def step(idx: np.ndarray, rate: float) -> float:

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from datasets.folded_norms import conv_net_from_onnx, freeze  # noqa: E402
+from datasets.folded_norms import conv_net_from_onnx, freeze, start_from  # noqa: E402
 from datasets.refiner_train import BoxNet  # noqa: E402
 from models import MODELS_DIR  # noqa: E402
 from vision.tile_model import CLASSIFIER_FILE, REFINE_SIZE, REFINER_FILE, TileModel  # noqa: E402
@@ -45,3 +45,14 @@ def test_a_training_pass_moves_no_norm(crops):
 def test_another_networks_file_is_refused():
     with pytest.raises(ValueError, match=CLASSIFIER_FILE):
         conv_net_from_onnx(MODELS_DIR / CLASSIFIER_FILE, BoxNet())
+
+
+def test_a_checkpoint_of_a_run_from_the_file_stays_folded(crops, tmp_path):
+    net, folded = start_from(str(MODELS_DIR / REFINER_FILE), BoxNet())
+    ckpt = tmp_path / "best.pt"
+    torch.save({"state": net.state_dict(), "folded": folded}, ckpt)
+    again, still = start_from(str(ckpt), BoxNet())
+    assert folded and still                 # so the run continued from it freezes its norms as well
+    with torch.no_grad():
+        assert torch.allclose(net(torch.from_numpy(crops))[0], again.eval()(torch.from_numpy(crops))[0])
+    assert start_from(None, BoxNet())[1] is False
