@@ -101,9 +101,10 @@ def train_detector(a: argparse.Namespace) -> None:
     if from_onnx:
         from datasets.detector_onnx import load_detector_onnx, save_for_training
         from datasets.folded_norms import freeze
+        from vision.tile_model import FACES
 
         init = save_for_training(load_detector_onnx(Path(init), detector_yaml()), RUNS / a.name / "init.pt",
-                                 {0: "up", 1: "down"})
+                                 dict(enumerate(FACES)))
     model = YOLO(str(init) if init else str(detector_yaml()))
     if from_onnx:
         # The trainer puts the whole model in training mode each epoch: the norms go back to eval every batch.
