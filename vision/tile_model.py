@@ -346,7 +346,7 @@ class TileModel:
         return buf, r, x0, y0
 
     def _boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None,
-               closeup: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               closeup: bool = False) -> Reading:
         """(boxes xyxy in frame px, face class ids, scores) after NMS; ``conf``: (face up, face down) score
         thresholds instead of the whole-frame ones; ``closeup``: by the close-up detector, if shipped."""
         up_conf, down_conf = conf or (self.up_conf, self.conf)
@@ -403,8 +403,7 @@ class TileModel:
             return (boxes, cls, scores), (boxes[:0], cls[:0], scores[:0])
         return self._merged(*self._judged(frame, boxes))
 
-    def look_beside(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def look_beside(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray) -> Reading:
         """Judged boxes with the refiner's reading of boxes proposed where the rows of face-down boxes go on
         (``row_continuations``), merged by NMS: a tile in a row of backs that the detector missed is found from
         its neighbours."""
@@ -419,7 +418,7 @@ class TileModel:
         kept, _ = self._merged(*_joined((boxes, cls, scores), self._judged(frame, proposed.astype(boxes.dtype))))
         return kept
 
-    def _judged(self, frame: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _judged(self, frame: np.ndarray, boxes: np.ndarray) -> Reading:
         """The refiner's one-view reading of boxes: redrawn, with the face and score it gives each."""
         boxes, faces, fit = self._second_look(frame, boxes)
         return (boxes, *judged_scores(faces, fit))
@@ -431,10 +430,10 @@ class TileModel:
         A merge cannot tell a second box on one tile from a partly hidden tile under its neighbour (the lower
         back of a wall's stack overlaps the one on it by more than half), so what it merges away is kept, lower
         (linear soft-NMS, Bodla et al. 2017, the kept boxes left exactly as NMS leaves them). At the model's IoU
-        of 0.5 a merged-away box keeps at most half its score, under every threshold ``detect`` applies, so what
-        ``detect`` returns is unchanged box for box; a ranking that goes further down (mAP) finds hidden backs
-        there: synthetic validation face-down mAP50-95 0.839 -> 0.846 (models/README.md, "Merged away, kept
-        lower")."""
+        of 0.5 a merged-away box keeps at most half its score, under the judged thresholds (both over 0.5), so
+        what ``detect`` returns is unchanged box for box; a ranking that goes further down (mAP) finds hidden
+        backs there: synthetic validation face-down mAP50-95 0.839 -> 0.849 (models/README.md, "Merged away,
+        kept lower")."""
         idx = _nms(np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]), scores, self.iou)
         away = np.setdiff1d(np.arange(len(boxes)), idx)
         if not len(away):
@@ -561,8 +560,7 @@ class TileModel:
         check_image(frame_bgr)
         return self.read_faces(frame_bgr, *self.frame_boxes(frame_bgr))
 
-    def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
         """The tiles' boxes in a camera frame, read at the size that suits them, then judged by the box refiner.
 
         The first reading, at DETECTOR_SIDE, measures the tiles. Smaller than SMALL_TILE_PX (a whole table in
@@ -594,8 +592,7 @@ class TileModel:
         scores = np.sqrt(scores * faces[np.arange(len(cls)), cls] * fit).astype(scores.dtype)
         return _above(_joined(*self._merged(boxes, cls, scores)), (up, down))
 
-    def candidate_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float]
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def candidate_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float]) -> Reading:
         """``detector_boxes`` of the frame and of its mirror images (DETECT_MIRRORS), mapped back onto the frame
         and put together without merging: what the refiner judges. Each reading chooses its size itself."""
         readings = []
@@ -607,8 +604,7 @@ class TileModel:
             readings.append((boxes, cls, scores))
         return _joined(*readings)
 
-    def detector_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def detector_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
         """``frame_boxes`` before the refiner: the detector's own boxes at the size chosen for the frame, down to
         ``conf`` (the detector's own thresholds for whole frames, or for close-ups, if None). Each reading is made
         once, down to the lower of ``conf`` and the thresholds that choose the size. ``vision.photo`` chooses the
@@ -687,8 +683,7 @@ def _lowest(a: tuple[float, float], b: tuple[float, float] | None) -> tuple[floa
     return a if b is None else (min(a[0], b[0]), min(a[1], b[1]))
 
 
-def _above(reading: tuple[np.ndarray, np.ndarray, np.ndarray], conf: tuple[float, float]
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _above(reading: Reading, conf: tuple[float, float]) -> Reading:
     """The (boxes, face class ids, scores) of a reading at or above ``conf`` (face up, face down)."""
     boxes, cls, scores = reading
     keep = scores >= np.where(cls == 0, conf[0], conf[1])
