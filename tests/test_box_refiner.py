@@ -41,11 +41,6 @@ from vision.tile_model import (
 )
 
 
-def tm_nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
-    """The indices plain NMS keeps (the runtime's own ``_nms`` on x1, y1, x2, y2 boxes)."""
-    return _nms(np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]), scores, iou)
-
-
 @pytest.fixture(scope="module")
 def model() -> TileModel:
     return TileModel.load()
@@ -284,13 +279,15 @@ def test_the_refiner_is_given_the_boxes_of_the_frame_and_of_its_mirror_images(un
 def test_detect_gives_each_tile_one_box(model, layout, monkeypatch):
     """Two loose boxes on every tile, 0.4 of its width to either side (as the frame's and its mirror image's
     readings may be): the refiner draws both onto the tile, and ``frame_boxes`` keeps one; the other is merged
-    away, and if it comes back at all, asked for every box, it is at most half as sure (so no threshold over half
-    the first's score keeps both)."""
+    away: never kept at ``detect``'s thresholds, and if it comes back at all, asked for every box, at most half as
+    sure (so no threshold over half the first's score keeps both)."""
     frame, truth = layout
     shift = 0.4 * (truth[:, 2:3] - truth[:, 0:1]) * np.array([[1.0, 0.0, 1.0, 0.0]], np.float32)
     loose = np.vstack([truth + shift, truth - shift])
     monkeypatch.setattr(model, "candidate_boxes", lambda frame, conf: (
         loose, np.zeros(len(loose), int), np.full(len(loose), 0.5, np.float32)))
+    at_thresholds, _, _ = model.frame_boxes(frame)
+    assert ((iou_matrix(at_thresholds, truth) >= 0.5).sum(axis=0) <= 1).all()
     boxes, _, scores = model.frame_boxes(frame, conf=(0.01, 0.01))
     on = iou_matrix(boxes, truth) >= 0.5
     assert on.any(axis=0).mean() >= 0.95
@@ -309,7 +306,7 @@ def test_boxes_merged_away_are_kept_lower(model):
         scores = rng.uniform(0.01, 1, 80).astype(np.float32)
         cls = rng.integers(0, 2, 80)
         (kb, kc, ks), (ab, ac, as_) = model._merged(boxes, cls, scores)
-        hard = tm_nms(boxes, scores, model.iou)
+        hard = _nms(boxes, scores, model.iou)
         assert np.array_equal(kb, boxes[hard]) and np.array_equal(ks, scores[hard])
         assert len(kb) + len(ab) == len(boxes) and (np.diff(as_) <= 0).all()
         for b, c, s in zip(ab, ac, as_, strict=True):
