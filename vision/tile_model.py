@@ -435,10 +435,8 @@ class TileModel:
         kept lower")."""
         idx = _nms(boxes, scores, self.iou)
         away = np.setdiff1d(np.arange(len(boxes)), idx)
-        if not len(away):
-            return (boxes[idx], cls[idx], scores[idx]), (boxes[:0], cls[:0], scores[:0])
         surer = scores[idx][None, :] >= scores[away][:, None]
-        lowered = scores[away] * (1 - (iou_matrix(boxes[away], boxes[idx]) * surer).max(axis=1))
+        lowered = scores[away] * (1 - (iou_matrix(boxes[away], boxes[idx]) * surer).max(axis=1, initial=0.0))
         rank = np.argsort(-lowered, kind="stable")
         return (boxes[idx], cls[idx], scores[idx]), (boxes[away[rank]], cls[away[rank]],
                                                      lowered[rank].astype(scores.dtype))
