@@ -127,6 +127,11 @@ def export(a: argparse.Namespace) -> None:
 
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
+    rendered = ROOT / "datasets" / "rendered"
+    if a.thresholds_only:
+        # The model files stay as they are; what they are judged on changed (e.g. the rendered labels).
+        _write_thresholds(dest, rendered)
+        return
     if a.classifier_only:
         # Nothing else reads the classifier's outputs: the detectors, the refiner and the thresholds stay.
         classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
@@ -136,7 +141,6 @@ def export(a: argparse.Namespace) -> None:
     if refiner.exists():
         refiner_train.export_onnx(refiner, dest / REFINER_FILE)
         print(f"wrote {dest / REFINER_FILE}")
-    rendered = ROOT / "datasets" / "rendered"
     if a.refiner_only:
         # The refiner scores the boxes it judges: their thresholds go with it, the others stay as they are.
         settings = dest / "tile_model.json"
@@ -156,9 +160,14 @@ def export(a: argparse.Namespace) -> None:
         print(f"wrote {dest / name} from {weights}")
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
     print(f"wrote {dest / CLASSIFIER_FILE}")
-    th = tune_thresholds(rendered / "synth", rendered / "topdown", dest, rendered / "closeup")
-    (dest / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
-    print(f"thresholds (best F1 at IoU 0.5 on the validation split): {th}")
+    _write_thresholds(dest, rendered)
+
+
+def _write_thresholds(models: Path, rendered: Path) -> None:
+    """Tune every score threshold of the model files in ``models`` (``tune_thresholds``) into its tile_model.json."""
+    th = tune_thresholds(rendered / "synth", rendered / "topdown", models, rendered / "closeup")
+    (models / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
+    print(f"thresholds (best F1 at IoU 0.5 on the validation splits): {th}")
 
 
 def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | None = None) -> dict:
@@ -309,6 +318,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="export the box refiner alone, leaving the detectors, classifier and thresholds as they are")
     e.add_argument("--classifier-only", action="store_true",
                    help="export the classifier alone, leaving the detectors, the refiner and the thresholds")
+    e.add_argument("--thresholds-only", action="store_true",
+                   help="export nothing: tune every score threshold of the model files in --out again on the "
+                        "rendered validation splits (after their labels changed)")
     e.add_argument("--weights", default=None, help="detector weights to export instead of the run's best.pt "
                                                    "(e.g. runs/detector10/weights/epoch3.pt)")
     e.add_argument("--closeup-weights", default=None,

@@ -82,6 +82,22 @@ def test_hidden_tiles_are_not_labelled():
     assert [lb.tile_index for lb in labels] == [1]
 
 
+def test_a_tile_whose_face_is_hidden_is_not_labelled_for_its_side():
+    """Seen at a steep tilt, the lower tile of a wall's stack shows its side under the upper tile, but not the top
+    face its label box would stand for: it is no tile the frame shows. Moved from under the upper tile, it is."""
+    thick = style_for(2).thickness_mm
+    cam = Camera(width=320, height=240, fx=400, fy=400, cx=160, cy=120, position=(0.0, -560.0, 400.0),
+                 target=(0.0, 0.0))
+    assert cam.tilt_deg > 50
+    for beside, labelled in ((False, [1]), (True, [0, 1])):
+        upper = PlacedTile(None, "down", 0.0, TILE_L + 5, z=0.0) if beside else PlacedTile(None, "down", 0.0, 0.0,
+                                                                                             z=thick)
+        _, labels = render(Scene(tiles=[PlacedTile(None, "down", 0.0, 0.0), upper], style_id=2, light=QUIET), cam,
+                           None)
+        assert sorted(lb.tile_index for lb in labels) == labelled
+        assert all(lb.visibility > 0.95 for lb in labels)
+
+
 def test_tilt_and_distortion_keep_boxes_on_the_tile():
     cam = Camera(width=320, height=240, fx=300, fy=300, cx=160, cy=120, position=(0.0, -450.0, 780.0),
                  target=(0.0, 0.0), k1=0.1)

@@ -533,13 +533,35 @@ def _seen_face(t: PlacedTile, corners: np.ndarray, eye: np.ndarray) -> str:
     return "up" if normal @ (eye - corners[list(_MINUS_Y)].mean(axis=0)) > 0 else "down"
 
 
+def seen_fraction(canvas: _Canvas, ids: np.ndarray, ident: int, pts: np.ndarray) -> float:
+    """The fraction of the hull of 3-D points ``pts`` (the surface a label box stands for) that shows object
+    ``ident``'s own pixels in the id image ``ids``. Only pixels inside that hull count: a flat tile's sides are
+    outside its top face, and counting them labelled tiles whose face is hidden while an edge shows (the lower
+    tile of a wall's stack seen at a tilt, a tile on a rack under an arm)."""
+    q = canvas.to_canvas(pts)
+    hull = cv2.convexHull(q.astype(np.float32))
+    area = cv2.contourArea(hull)
+    if area <= 1:
+        return 0.0
+    h, w = ids.shape
+    if np.abs(q).max() > 16 * max(w, h):  # a corner behind or far beside the camera: no tile the frame shows
+        return 0.0
+    x0, y0 = max(int(q[:, 0].min()), 0), max(int(q[:, 1].min()), 0)
+    x1, y1 = min(int(q[:, 0].max()) + 2, w), min(int(q[:, 1].max()) + 2, h)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((hull[:, 0] - [x0, y0]) * 4).astype(np.int32), 1, cv2.LINE_8, shift=2)
+    inside = mask.astype(bool)
+    # The raster of a small hull is larger than its area (edge pixels count whole): divide by the larger.
+    return float((ids[y0:y1, x0:x1][inside] == ident).sum() / max(area, inside.sum()))
+
+
 def _labels(scene: Scene, cam: Camera, canvas: _Canvas, ids: np.ndarray, boxes: list[np.ndarray]) -> list[Label]:
-    counts = np.bincount(ids[ids >= 0].ravel(), minlength=len(scene.tiles))
     labels = []
     for i, (t, c) in enumerate(zip(scene.tiles, boxes, strict=True)):
         pts = c if t.standing else c[4:]  # flat tiles: the top surface; standing: the whole tile
-        area = cv2.contourArea(cv2.convexHull(canvas.to_canvas(pts).astype(np.float32)))
-        vis = float(counts[i] / area) if area > 1 else 0.0
+        vis = seen_fraction(canvas, ids, i, pts)
         if vis < MIN_VISIBILITY:
             continue
         px = cam.project(outline_points(t, c))
