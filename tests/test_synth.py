@@ -89,11 +89,10 @@ def test_a_tile_whose_face_is_hidden_is_not_labelled_for_its_side():
     cam = Camera(width=320, height=240, fx=400, fy=400, cx=160, cy=120, position=(0.0, -560.0, 400.0),
                  target=(0.0, 0.0))
     assert cam.tilt_deg > 50
-    for beside, labelled in ((False, [1]), (True, [0, 1])):
-        upper = PlacedTile(None, "down", 0.0, TILE_L + 5, z=0.0) if beside else PlacedTile(None, "down", 0.0, 0.0,
-                                                                                             z=thick)
-        _, labels = render(Scene(tiles=[PlacedTile(None, "down", 0.0, 0.0), upper], style_id=2, light=QUIET), cam,
-                           None)
+    on_it, beside_it = PlacedTile(None, "down", 0.0, 0.0, z=thick), PlacedTile(None, "down", 0.0, TILE_L + 5)
+    for other, labelled in ((on_it, [1]), (beside_it, [0, 1])):
+        lower = PlacedTile(None, "down", 0.0, 0.0)
+        _, labels = render(Scene(tiles=[lower, other], style_id=2, light=QUIET), cam, None)
         assert sorted(lb.tile_index for lb in labels) == labelled
         assert all(lb.visibility > 0.95 for lb in labels)
 

@@ -535,8 +535,8 @@ def _seen_face(t: PlacedTile, corners: np.ndarray, eye: np.ndarray) -> str:
 
 def seen_fraction(canvas: _Canvas, ids: np.ndarray, ident: int, pts: np.ndarray) -> float:
     """The fraction of the hull of 3-D points ``pts`` (the surface a label box stands for) that shows object
-    ``ident``'s own pixels in the id image ``ids``. Only pixels inside that hull count: a flat tile's sides are
-    outside its top face, and counting them labelled tiles whose face is hidden while an edge shows (the lower
+    ``ident``'s own pixels in the id image ``ids``. Only pixels inside that hull count: a flat tile's sides lie
+    outside its top face, and counting them would label a tile whose face is hidden while a side shows (the lower
     tile of a wall's stack seen at a tilt, a tile on a rack under an arm)."""
     q = canvas.to_canvas(pts)
     hull = cv2.convexHull(q.astype(np.float32))
