@@ -24,7 +24,7 @@ from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
 from .budget import cached, start_run, train_to_budget
-from .folded_norms import conv_net_from_onnx, freeze, start_from
+from .folded_norms import freeze, start_from
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -196,12 +196,6 @@ def load(path: Path) -> TileNet:
     net = TileNet()
     net.load_state_dict(torch.load(path, map_location="cpu")["state"])
     return net.eval()
-
-
-def from_onnx(path: Path) -> TileNet:
-    """A shipped classifier file back as a TileNet, to continue training where runs/ is gone (it does not survive
-    a checkout). Its batch norms come back unfolded and must stay frozen while training (``folded_norms``)."""
-    return conv_net_from_onnx(path, TileNet(), prefix=EXPORT_PREFIX)
 
 
 def export_onnx(ckpt: Path, dest: Path) -> None:

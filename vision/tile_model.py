@@ -431,8 +431,8 @@ class TileModel:
         (linear soft-NMS, Bodla et al. 2017, the kept boxes left exactly as NMS leaves them). At the model's IoU
         of 0.5 a merged-away box keeps at most half its score, under the judged thresholds (both over 0.5), so
         what ``detect`` returns is unchanged box for box; a ranking that goes further down (mAP) finds hidden
-        backs there: synthetic validation face-down mAP50-95 0.839 -> 0.849 (models/README.md, "Merged away,
-        kept lower")."""
+        backs there: synthetic validation face-down mAP50-95 0.839 -> 0.849, on the labels of the time
+        (models/README.md, "Merged away, kept lower")."""
         idx = _nms(boxes, scores, self.iou)
         away = np.setdiff1d(np.arange(len(boxes)), idx)
         surer = scores[idx][None, :] >= scores[away][:, None]
