@@ -247,12 +247,37 @@ def test_death_challenge_erroneous_pays_double_cheapest_hand():
     g = Table()
     g.start()
     g.turn(0, "N")
-    out = g("dead_challenge", seat=2, target=1)
-    assert only(out, "challenge_failed").seat == 2
-    assert payments(out) == {0: 0, 1: 50, 2: -50, 3: 0}  # 2 x 25, the sample card's cheapest hand
+    assert kinds(g("dead_challenge", seat=2, target=1)) == ["challenge_pending"]  # settled when the hand ends
     assert g.ref.seats[1].out is None
-    upheld = g("dead_challenge", seat=2, target=1, upheld=True)
+    upheld = g("dead_challenge", seat=2, target=1, upheld=True)  # the table's own finding applies at once
     assert only(upheld, "dead_hand").seat == 1
+    out = g("wall_exhausted")
+    assert only(out, "challenge_upheld").data["at_hand_end"]  # by then she was dead: West was right
+    assert [r.data["payments"] for r in out if r.kind == "settlement"][-1] == {"0": 0, "1": -50, "2": 50, "3": 0}
+
+
+def test_rules_004_a_death_challenge_is_settled_when_the_hand_ends_from_what_the_hands_then_show():
+    """Rules 004: an erroneous challenge (or an erroneous denial) "can be determined at the end of the hand". West
+    calls South dead while South's exposure is still possible; nothing is settled then, and South goes on to win:
+    West pays South twice the cheapest hand as the hand ends, with the Mah Jongg."""
+    g = Table()
+    g.start()
+    g.turn(0, "8B")
+    g.expose(1, ["8B", "8B", "8B", "8B"])
+    assert kinds(g("dead_challenge", seat=2, target=1)) == ["challenge_pending"]
+    assert g.ref.seats[1].out is None and g.ref.balances == {0: 0, 1: 0, 2: 0, 3: 0}
+    g.turn(1, "N")
+    g.turn(2, "W")
+    g.turn(3, "2B")
+    g("claim", seat=1, purpose="mahjong")
+    out = g("mahjong_declared", seat=1, tiles=EVENS)
+    assert only(out, "mahjong_verified").seat == 1
+    failed = only(out, "challenge_failed")
+    assert (failed.seat, failed.data["target"], failed.data["at_hand_end"]) == (2, 1, True)
+    settled = [r.data for r in out if r.kind == "settlement"]
+    assert settled[-1]["reason"] == "erroneous_death_challenge"
+    assert settled[-1]["payments"] == {"0": 0, "1": 50, "2": -50, "3": 0}
+    assert kinds(out)[-2:] == ["game_over", "east_rotates"]
 
 
 def test_death_challenge_erroneous_mahjcon_kills_challenger():
@@ -607,3 +632,47 @@ def test_a_tile_misnamed_as_joker_cannot_be_won_on_as_a_joker():
     out = g("mahjong_declared", seat=2, tiles=hand)
     assert only(out, "claim_awarded").data["tile"] == "3B" and "mahjong_verified" not in kinds(out)
     assert only(out, "mahjong_in_error").seat == 2
+
+
+def test_rules_004_the_discard_claimed_for_mahjong_must_be_in_the_hand_shown():
+    """A hand shown without the discard it was called on is not that player's hand: Mah Jongg in error, and a
+    misnamed discard's paying for the table is not settled as an ordinary win."""
+    g = Table()
+    g.start()
+    g("discard", seat=0, tile="5D", named="8B")  # misnamed: West wants the named 8 Bam
+    g("claim", seat=2, purpose="mahjong")
+    out = g("mahjong_declared", seat=2, tiles=EVENS)  # 8B 8B 8B 8B from her own rack: the 5 Dot is not shown
+    error = only(out, "mahjong_in_error")
+    assert "(5D) is not in the hand shown" in error.data["reason"]
+    assert "settlement" not in kinds(out) and "mahjong_verified" not in kinds(out)
+    g = Table()
+    g.start()
+    g.turn(0, "N")
+    g("claim", seat=1, purpose="mahjong")
+    assert "(N) is not in the hand shown" in only(g("mahjong_declared", seat=1, tiles=EVENS),
+                                                  "mahjong_in_error").data["reason"]
+
+
+def test_rules_004_a_player_may_add_tiles_to_her_own_exposure_before_she_redeems_a_joker_or_discards():
+    g = Table()
+    g.start()
+    g.turn(0, "8B")
+    g.expose(1, ["8B", "8B", "J"])
+    out = g("exposure", seat=1, tiles=["8B"])
+    grown = only(out, "exposure_extended")
+    assert grown.data == {"seat": 1, "index": 0, "tiles": ["8B", "8B", "J", "8B"], "added": ["8B"]}
+    assert g.ref.seats[1].exposures == [["8B", "8B", "J", "8B"]] and g.ref.seats[1].concealed == 10
+    assert "must be 8B or jokers" in only(g("exposure", seat=1, tiles=["2B"]), "rejected").data["reason"]
+    g.turn(1, "N")
+    late = only(g("exposure", seat=1, tiles=["J"]), "rejected")  # after her discard: too late
+    assert "placed before the discard, never added later" in late.data["reason"]
+    # A joker redeemed from it first also ends the time to add (West redeems South's joker, then adds).
+    g = Table()
+    g.start()
+    g.turn(0, "8B")
+    g.expose(1, ["8B", "8B", "J"])
+    g.turn(1, "N")
+    g.turn(2, "3C")
+    g.expose(3, ["3C", "3C", "3C"])
+    g("joker_exchange", seat=3, from_seat=1, exposure_index=0, tile="8B")
+    assert "no exposure from a wall tile" in only(g("exposure", seat=3, tiles=["3C"]), "rejected").data["reason"]

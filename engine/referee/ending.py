@@ -33,9 +33,10 @@ class GameEnding:
                                               "balances": seat_keys(self.balances)})
 
     def _game_over(self, t: float, reason: str, winner: int | None) -> list[Ruling]:
+        out = self._settle_challenges(t, winner)
         self.stage = Stage.OVER
         self.window = None
-        out = [Ruling("game_over", t, winner, {"reason": reason, "winner": winner})]
+        out.append(Ruling("game_over", t, winner, {"reason": reason, "winner": winner}))
         nxt = (self.east + 1) % self.players
         if nxt == self.pivot:
             # The deal came back to the Pivot: she swaps chairs with the player on her right and deals.
@@ -45,6 +46,28 @@ class GameEnding:
             self.pivot = nxt = other
         self.next_east = nxt
         out.append(Ruling("east_rotates", t, nxt, {"east": nxt}))
+        return out
+
+    def _settle_challenges(self, t: float, winner: int | None) -> list[Ruling]:
+        """Home play, rules 004: a death challenge is settled when the hand ends. Upheld if the challenged player
+        went out, or (unless she won) no card line can complete her exposures given every tile then visible;
+        whoever was wrong, the challenger or the player who denied it, pays the other."""
+        out: list[Ruling] = []
+        pay = self.profile.payments
+        for challenger, target in self.challenges:
+            st = self.seats[target]
+            upheld = st.out is not None or (target != winner and bool(st.exposures) and not self.card.lines_allowing(
+                st.exposures, self.seen_by(target)))
+            kind = "challenge_upheld" if upheld else "challenge_failed"
+            out.append(Ruling(kind, t, target if upheld else challenger,
+                              {"seat": target if upheld else challenger, "target": target, "challenger": challenger,
+                               "at_hand_end": True}))
+            if pay is not None:
+                payer, payee = (target, challenger) if upheld else (challenger, target)
+                amount = pay.erroneous_death_challenge * int(self.card.cheapest_value)
+                out.append(self._settle(t, transfer(range(self.players), payer, payee, amount),
+                                        "erroneous_death_challenge"))
+        self.challenges = []
         return out
 
     def _on_wall_exhausted(self, e: ev.WallExhausted) -> list[Ruling]:

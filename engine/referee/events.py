@@ -236,10 +236,22 @@ class Correction:
     event: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A person's answer to the question the camera's evidence raised: event number ``index`` (0-based among the
+    game events) was read right (``confirmed``: its penalties apply, at the moment it happened) or not (they are
+    dropped). The camera alone never penalises; see engine/referee/doubt.py."""
+
+    t: float
+    index: int
+    confirmed: bool = True
+
+
 Event = (
     Deal | Dice | CharlestonPass | CourtesyPass | CharlestonStop | Pick | Rack | Discard | Claim | Exposure
     | JokerExchangeAnnounced | JokerExchange | MahjongDeclared | DeadChallenge | TileCount | ThrowIn
     | AttemptedHand | Penalty | WallExhausted | WallDestroyed | TimeCalled | SeatChange | Correction
+    | Answer
 )
 
 #: snake_case type name -> class; the "type" field of the JSON form.
@@ -250,6 +262,7 @@ TYPES: dict[str, type] = {
     "mahjong_declared": MahjongDeclared, "dead_challenge": DeadChallenge, "tile_count": TileCount,
     "throw_in": ThrowIn, "attempted_hand": AttemptedHand, "penalty": Penalty, "wall_exhausted": WallExhausted,
     "wall_destroyed": WallDestroyed, "time_called": TimeCalled, "seat_change": SeatChange, "correction": Correction,
+    "answer": Answer,
 }
 _NAME_OF: dict[type, str] = {cls: name for name, cls in TYPES.items()}
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.referee import events as ev
 from engine.referee.charleston import CharlestonRules
+from engine.referee.doubt import Doubt
 from engine.referee.ending import GameEnding
 from engine.referee.profile import ScoringProfile
 from engine.referee.rulings import Ruling, seat_keys
@@ -34,7 +35,7 @@ def _line_json(line: CardLine) -> dict[str, Any]:
     return {"section": line.section, "line": line.number, "text": line.text, "value": line.value}
 
 
-class Referee(CharlestonRules, GameEnding):
+class Referee(CharlestonRules, GameEnding, Doubt):
     """Follows one table through any number of games (balances run across games)."""
 
     def __init__(self, card: Card, profile: ScoringProfile, players: int = 4) -> None:
@@ -44,6 +45,9 @@ class Referee(CharlestonRules, GameEnding):
         self.profile = profile
         self.players = players
         self.events: list[ev.Event] = []  # accepted game events (corrections excluded), the replay source
+        self.trusted: list[bool] = []  # per event: a person's evidence (True) or the camera's (engine/referee/doubt.py)
+        self.trusting = True  # the trust of the event being ruled on
+        self.dismissed: set[int] = set()  # events whose question a person answered no
         self.balances = {s: profile.rules.starting_balance for s in range(players)}
         self.pivot: int | None = None  # chair of the original East ("Pivot")
         self.next_east = 0
@@ -79,6 +83,9 @@ class Referee(CharlestonRules, GameEnding):
         self.outs: list[tuple[int, str]] = []  # (seat, how) in the order players went out
         self.survivor_due: dict[str, int] | None = None  # {payer, survivor, basis}: waits for a hand value
         self.intact_hand: int | None = None  # tournament: the survivor who scored for an intact hand (may throw in)
+        self.questions: list = []  # open questions (engine/referee/doubt.py)
+        self.doubted: set[int | None] = set()  # seats a camera-evidence penalty was put to the table for this game
+        self.challenges: list[tuple[int, int]] = []  # (challenger, target): home-play death challenges to settle
 
     def live(self) -> list[int]:
         """Seats still playing."""
@@ -108,12 +115,14 @@ class Referee(CharlestonRules, GameEnding):
             },
             "seats": [s.to_json() for s in self.seats],
             "balances": seat_keys(self.balances),
+            "questions": [q.to_json() for q in self.questions],
         }
 
     # --- entry point ------------------------------------------------------------------------------------
 
-    def apply(self, event: ev.Event) -> list[Ruling]:
-        """Rule on one event. Illegal events get ``rejected``; nothing here raises."""
+    def apply(self, event: ev.Event, trusted: bool = True) -> list[Ruling]:
+        """Rule on one event. Illegal events get ``rejected``; nothing here raises. ``trusted``: the event is a
+        person's evidence; False for what the camera read, whose penalties are only asked (doubt.py)."""
         raw_t = getattr(event, "t", 0.0)
         t = float(raw_t) if isinstance(raw_t, int | float) and not isinstance(raw_t, bool) else 0.0
         if isinstance(event, ev.Correction):
@@ -121,7 +130,10 @@ class Referee(CharlestonRules, GameEnding):
         if ev.type_name(event) == "?":
             return [Ruling("rejected", t, None, {"reason": "not an event", "event": repr(event)})]
         saved = self._save()
+        self.trusting = trusted
         try:
+            if isinstance(event, ev.Answer):
+                return self._answer(event)
             out = self._dispatch(event)
         except Rejected as exc:
             self._restore(saved)
@@ -131,12 +143,15 @@ class Referee(CharlestonRules, GameEnding):
             self._restore(saved)
             return [Ruling("rejected", t, None, {"reason": f"internal error: {type(exc).__name__}: {exc}",
                                                  "event": ev.to_json(event)})]
+        finally:
+            self.trusting = True
         self.events.append(event)
-        return out
+        self.trusted.append(trusted)
+        return out + self._lapse(event, len(self.events) - 1)
 
     def _save(self) -> dict[str, Any]:
         """A copy of the mutable state, restored when an event is rejected (cheaper than a deep copy)."""
-        d = {k: v for k, v in self.__dict__.items() if k not in ("card", "profile", "events")}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("card", "profile", "events", "trusted")}
         clones: dict[int, Window] = {}
 
         def window(w: Window | None) -> Window | None:  # keep the aliasing between window, award and claimed
@@ -150,6 +165,8 @@ class Referee(CharlestonRules, GameEnding):
         d["passed"], d["courtesy"], d["balances"] = set(self.passed), dict(self.courtesy), dict(self.balances)
         d["wrong_exchanges"], d["outs"] = list(self.wrong_exchanges), list(self.outs)
         d["survivor_due"] = None if self.survivor_due is None else dict(self.survivor_due)
+        d["questions"], d["doubted"], d["challenges"] = list(self.questions), set(self.doubted), list(self.challenges)
+        d["dismissed"] = set(self.dismissed)
         return d
 
     def _restore(self, saved: dict[str, Any]) -> None:
@@ -202,11 +219,12 @@ class Referee(CharlestonRules, GameEnding):
 
     def _correct(self, e: ev.Correction) -> list[Ruling]:
         t = float(e.t) if isinstance(e.t, int | float) else 0.0
-        log = list(self.events)
+        log, trusted = list(self.events), list(self.trusted)
         if e.action == "undo":
             if not log:
                 return [Ruling("rejected", t, None, {"reason": "nothing to undo", "event": ev.to_json(e)})]
             index, removed = len(log) - 1, log.pop()
+            trusted.pop()
             changed = ev.to_json(removed)
         elif e.action == "fix":
             if not isinstance(e.index, int) or not 0 <= e.index < len(log) or not isinstance(e.event, dict):
@@ -225,15 +243,20 @@ class Referee(CharlestonRules, GameEnding):
         else:
             return [Ruling("rejected", t, None, {"reason": f"unknown correction {e.action!r} (undo or fix)",
                                                  "event": ev.to_json(e)})]
-        fresh = Referee(self.card, self.profile, self.players)
-        dropped = 0
-        for old in log:
-            if any(r.kind == "rejected" for r in fresh.apply(old)):
-                dropped += 1
-        self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in ("card", "profile")})
+        replayed = self._replay(log, trusted)
+        dropped = sum(any(r.kind == "rejected" for r in rulings) for rulings in replayed)
         return [Ruling("corrected", t, None, {"action": e.action, "index": index, "event": changed,
                                               "dropped": dropped, "state": self.snapshot()}),
                 Ruling("turn", t, self.turn, {"seat": self.turn})]
+
+    def _replay(self, log: list[ev.Event], trusted: list[bool]) -> list[list[Ruling]]:
+        """Rebuild the state from ``log`` (each event with its trust; answers given no stay answered); returns
+        the rulings of every event. A fixed event keeps the trust of the one it replaces."""
+        fresh = Referee(self.card, self.profile, self.players)
+        fresh.dismissed = set(self.dismissed)
+        replayed = [fresh.apply(old, trusted=trust) for old, trust in zip(log, trusted, strict=True)]
+        self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in ("card", "profile")})
+        return replayed
 
     # --- dealing and the Charleston -------------------------------------------------------------------
 
@@ -292,13 +315,16 @@ class Referee(CharlestonRules, GameEnding):
 
     def _kill(self, t: float, seat: int, reason: str, how: str = "dead",
               lines: Sequence[CardLine] | None = None) -> list[Ruling]:
-        """Put a player out of the game (dead hands still pay in home play)."""
+        """Put a player out of the game (dead hands still pay in home play), unless the evidence is the camera's:
+        then the table is asked and she plays on (the caller checks ``seats[seat].out`` to know which)."""
         st = self.seats[seat]
         if st.out is not None:
             return []
+        out: list[Ruling] = []
+        if not self._penalty_stands(t, seat, "dead_hand" if how == "dead" else how, reason, out):
+            return out
         st.out, st.out_reason = how, reason
         self.outs.append((seat, how))
-        out: list[Ruling] = []
         if how != "mahjong_in_error":
             data: dict[str, Any] = {"seat": seat, "reason": reason}
             if lines is not None:
@@ -308,6 +334,8 @@ class Referee(CharlestonRules, GameEnding):
 
     def _after_out(self, t: float, seat: int) -> list[Ruling]:
         """Keep play moving once ``seat`` went out; end the game when one player is left."""
+        if self.seats[seat].out is None:  # her penalty was only asked about: she plays on
+            return []
         if len(self.live()) <= 1:
             return self._last_survivor(t)
         if self.award is not None and self.award.seat == seat:
@@ -322,7 +350,7 @@ class Referee(CharlestonRules, GameEnding):
         pending = {owner for _, owner, _ in self.wrong_exchanges}  # judged when the redeemer discards
         for s in self.live():
             st = self.seats[s]
-            if not st.exposures or s in pending:
+            if not st.exposures or s in pending or s in self.doubted:  # asked about once: not asked again
                 continue
             if not self.card.lines_allowing(st.exposures, self.seen_by(s)):
                 before = self.card.lines_allowing(st.exposures, ())
@@ -339,9 +367,27 @@ class Referee(CharlestonRules, GameEnding):
             self.stage = Stage.PLAY
 
     def _redeal(self, t: float, reason: str) -> list[Ruling]:
+        """End the game without a winner, unless the evidence is the camera's (then only asked: the caller checks
+        ``stage`` and goes on as a game joined in progress, see ``_joined``)."""
+        out: list[Ruling] = []
+        if not self._penalty_stands(t, None, "redeal", reason, out):
+            return out
         self.stage = Stage.OVER
         return [Ruling("redeal", t, None, {"reason": reason}), Ruling("game_over", t, None,
                                                                       {"reason": "redeal", "winner": None})]
+
+    def _joined(self, seat: int, phase: Phase) -> None:
+        """Follow the table where mahj lost track of the turn (a game joined in progress, a move it did not see):
+        reached only when the camera's evidence for a fault was put to the table as a question, so ``seat``, who
+        plays now, is taken to be in turn. A player about to discard without the 14th tile had one mahj missed."""
+        self.first_discard = True
+        if self.stage is Stage.CHARLESTON:
+            self.stage = Stage.PLAY
+        self.turn, self.phase, self.picked_pending = seat, phase, None
+        st = self.seats[seat]
+        if phase is Phase.HOLDING and st.total < 14 and self.wall > 0:
+            st.concealed += 1
+            self.wall -= 1
 
     def _on_pick(self, e: ev.Pick) -> list[Ruling]:
         if e.end not in WALL_ENDS:
@@ -353,20 +399,28 @@ class Referee(CharlestonRules, GameEnding):
             raise Rejected("this player is out of the game")
         if self.wall <= 0:
             raise Rejected("the wall is exhausted")
+        out: list[Ruling] = []
         if not self.first_discard:
             self.stage = Stage.PLAY
-            return self._redeal(e.t, "a tile was picked before East's first discard")
-        out: list[Ruling] = []
-        self.wall -= 1
-        st.concealed += 1
+            out += self._redeal(e.t, "a tile was picked before East's first discard")
+            if self.stage is Stage.OVER:
+                return out
+            self._joined(e.seat, Phase.WAIT_PICK)
         if e.seat != self.turn or self.phase is not Phase.WAIT_PICK:
             ahead = e.seat == self._next_live(self.turn) and self.phase is not Phase.WAIT_PICK
             out += self._kill(e.t, e.seat, "picking ahead" if ahead else "picking out of turn")
-            st.fault = "out_of_turn"  # should she still throw a tile and someone win on it, she pays for the table
-            return out + self._after_out(e.t, e.seat)
+            if st.out is not None:
+                self.wall -= 1
+                st.concealed += 1
+                st.fault = "out_of_turn"  # should she still throw a tile and someone win on it, she pays for the table
+                return out + self._after_out(e.t, e.seat)
+            self._joined(e.seat, Phase.WAIT_PICK)  # only asked: mahj lost track of the turn, the table did not
+        self.wall -= 1
+        st.concealed += 1
         if e.end != "normal":
-            st.fault = e.end
             out += self._kill(e.t, e.seat, f"picking from the {e.end.replace('_', ' ')}")
+            if st.out is not None:
+                st.fault = e.end
             if len(self.live()) <= 1:
                 return out + self._last_survivor(e.t)
         self.turn_source = "pick"
@@ -387,7 +441,10 @@ class Referee(CharlestonRules, GameEnding):
             return out + self._check_impossible(e.t)  # the discard is dead now: it counts as seen
         if e.seat == self.turn and self.phase is Phase.CLAIMED:
             if self.profile.rules.claimed_tile_in_rack_kills:
-                return self._kill(e.t, e.seat, "claimed tile placed in the rack") + self._after_out(e.t, e.seat)
+                out = self._kill(e.t, e.seat, "claimed tile placed in the rack")
+                if self.seats[e.seat].out is not None:
+                    return out + self._after_out(e.t, e.seat)
+                return out
             return [Ruling("warning", e.t, e.seat, {"reason": "a claimed tile belongs on top of the rack"})]
         if e.seat == self.turn and self.phase is Phase.HOLDING:
             return []
@@ -397,28 +454,36 @@ class Referee(CharlestonRules, GameEnding):
         if e.named is None and not e.touching:
             raise Rejected("a discard is down only when named or touching the floor")
         st = self.seats[e.seat]
-        own_turn = e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING)
         if e.seat == self.turn and self.phase is Phase.CLAIMED:
             raise Rejected("expose the claimed tile (or declare Mah Jongg) before discarding")
+        out: list[Ruling] = []
         if not self.first_discard:
             if e.seat != self.east:
                 self.stage = Stage.PLAY
-                return self._redeal(e.t, "East must make the first discard")
+                out += self._redeal(e.t, "East must make the first discard")
+                if self.stage is Stage.OVER:
+                    return out
+                self._joined(e.seat, Phase.HOLDING)
             self._begin_play()
-        out: list[Ruling] = []
-        prev = self.window
-        if prev is not None:
-            reason = "discarded" if own_turn and self.phase is Phase.PICKED else "covered"
-            out += self._close_window(e.t, reason)
+        own_turn = e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING)
         fault = st.fault
         if not own_turn:
             if st.out is None and e.seat == self.turn and self.phase is Phase.WAIT_PICK:
                 out += self._kill(e.t, e.seat, "discarding before picking")
-            else:
-                # Out of turn, or by a player already out (who has no turn): the tile is down and live all the
-                # same, and a win on it makes her pay for the table.
+            elif st.out is None:
+                # Out of turn: the tile is down and live all the same, and a win on it makes her pay for the table.
                 out += self._kill(e.t, e.seat, "discarding out of turn")
-                fault = st.fault = "out_of_turn"
+                if st.out is not None:
+                    fault = st.fault = "out_of_turn"
+            elif self._penalty_stands(e.t, e.seat, "pays_for_table", "a player already out discards", out):
+                fault = st.fault = "out_of_turn"  # she has no turn: a win on her tile makes her pay for the table
+            if st.out is None:  # only asked: the table played on, so it was her turn, with a pick mahj missed
+                self._joined(e.seat, Phase.HOLDING)
+                own_turn = True
+        prev = self.window
+        if prev is not None:
+            reason = "discarded" if own_turn and self.phase is Phase.PICKED else "covered"
+            out += self._close_window(e.t, reason)
         fault_seat = None if fault is None else e.seat
         if st.concealed < 1:
             raise Rejected("this player holds no tile to discard")
@@ -512,6 +577,9 @@ class Referee(CharlestonRules, GameEnding):
     def _on_exposure(self, e: ev.Exposure) -> list[Ruling]:
         a = self.award
         if a is None or e.seat != a.seat or self.phase is not Phase.CLAIMED or self.turn != e.seat:
+            if e.seat == self.turn and self.phase is Phase.HOLDING and self.turn_source == "claim" and not (
+                    self.exchanged or self.award is not None):
+                return self._add_to_exposure(e)
             if e.seat == self.turn and self.phase in (Phase.PICKED, Phase.HOLDING):
                 raise Rejected("no exposure from a wall tile unless declaring Mah Jongg")
             raise Rejected("an exposure needs a claimed discard (placed before the discard, never added later)")
@@ -534,20 +602,57 @@ class Referee(CharlestonRules, GameEnding):
         if problem is None and tiles.count(claimed) > SET_COUNTS[claimed]:  # a misread: no set has that many
             problem = f"{tiles.count(claimed)} x {claimed}, but a set holds {SET_COUNTS[claimed]}"
         before = self.card.lines_allowing(st.exposures, ()) if st.exposures else None
+        if problem is not None:
+            out += self._kill(e.t, e.seat, f"invalid exposure: {problem}", lines=before)
+            if st.out is None:  # only asked: the tiles read otherwise than the one called count as misread
+                tiles, problem = self._as_called(tiles, claimed, st.concealed), None
         st.exposures.append(tiles)
         st.exposure_tiles.append(claimed)
         st.concealed -= min(len(tiles), st.concealed)  # the claimed tile was counted in at the award
         self.award = None
         self.phase = Phase.HOLDING
         if problem is not None:
-            out += self._kill(e.t, e.seat, f"invalid exposure: {problem}", lines=before)
             return out + self._after_out(e.t, e.seat)
         out.append(Ruling("exposure_accepted", e.t, e.seat, {"seat": e.seat, "tiles": tiles}))
-        if not self.card.lines_allowing(st.exposures, ()):
-            out += self._kill(e.t, e.seat, "invalid exposure: no exposed (X) line on the card allows "
-                              + "; ".join(" ".join(x) for x in st.exposures), lines=before or [])
-            out += self._after_out(e.t, e.seat)
-        return out + self._check_impossible(e.t)
+        return out + self._exposures_allowed(e.t, e.seat, before) + self._check_impossible(e.t)
+
+    def _exposures_allowed(self, t: float, seat: int, before: Sequence[CardLine] | None) -> list[Ruling]:
+        """A hand whose exposures no exposed (X) line of the card allows is dead (``before``: the lines its
+        earlier exposures allowed, shown with the ruling)."""
+        st = self.seats[seat]
+        if self.card.lines_allowing(st.exposures, ()):
+            return []
+        out = self._kill(t, seat, "invalid exposure: no exposed (X) line on the card allows "
+                         + "; ".join(" ".join(x) for x in st.exposures), lines=before or [])
+        return out + self._after_out(t, seat)
+
+    @staticmethod
+    def _as_called(tiles: list[str], claimed: str, held: int) -> list[str]:
+        """An exposure the camera read with other tiles than the one called, as it most likely is: the called tile
+        where a natural tile was read (jokers kept), at most as many as a set holds, 3 to 6 tiles if held."""
+        size = min(max(len(tiles), 3), 6, max(held, 1))
+        shown = [x if x == JOKER else claimed for x in tiles[:size]] + [claimed] * (size - len(tiles))
+        extra = max(0, shown.count(claimed) - SET_COUNTS[claimed])
+        return [JOKER] * extra + [x for x in shown if x == JOKER] + [claimed] * (shown.count(claimed) - extra)
+
+    def _add_to_exposure(self, e: ev.Exposure) -> list[Ruling]:
+        """Rules 004: a player may add tiles to the exposure she just made, until she redeems a joker or
+        discards (the same tile, or jokers)."""
+        st = self.seats[e.seat]
+        index = len(st.exposures) - 1
+        tile = st.exposure_tiles[index]
+        grown = st.exposures[index] + list(e.tiles)
+        if {x for x in e.tiles if x != JOKER} - {tile} or not e.tiles:
+            raise Rejected(f"tiles added to an exposure of {tile} must be {tile} or jokers")
+        if len(grown) > 6 or grown.count(tile) > SET_COUNTS[tile] or len(e.tiles) > st.concealed:
+            raise Rejected(f"an exposure of {tile} holds at most 6 tiles, {SET_COUNTS[tile]} of them {tile}, "
+                           "from the tiles the player holds")
+        before = self.card.lines_allowing(st.exposures, ())
+        st.exposures[index] = grown
+        st.concealed -= len(e.tiles)
+        out = [Ruling("exposure_extended", e.t, e.seat, {"seat": e.seat, "index": index, "tiles": grown,
+                                                         "added": list(e.tiles)})]
+        return out + self._exposures_allowed(e.t, e.seat, before) + self._check_impossible(e.t)
 
     @staticmethod
     def _misled_by_name(w: Window, tiles: list[str], held: int) -> bool:
@@ -585,7 +690,12 @@ class Referee(CharlestonRules, GameEnding):
         if self.seats[e.seat].out is not None:
             raise Rejected("this player is out of the game")
         if self.phase is Phase.WAIT_PICK:
-            return self._kill(e.t, e.seat, "exchanging a joker before picking")
+            out = self._kill(e.t, e.seat, "exchanging a joker before picking")
+            if self.seats[e.seat].out is not None:
+                return out
+            window = self.window  # only asked: she picked, unseen, and that closed the window
+            self._joined(e.seat, Phase.HOLDING)
+            return out + (self._close_window(e.t, "joker_exchange") if window is not None else [])
         if self.phase is Phase.CLAIMED:
             raise Rejected("complete the exposure before exchanging a joker")
         if self.phase is Phase.PICKED:
@@ -676,6 +786,10 @@ class Referee(CharlestonRules, GameEnding):
             return self._mahjong_error(e, f"the player holds {st.total} tiles, not 14")
         if concealed is None:
             return self._mahjong_error(e, "the tiles shown do not match the tiles held with the exposures")
+        made_with_it = [x for group in st.exposures[self.exposed_before_claim:] for x in group]
+        if won_on is not None and won_on.tile not in concealed + made_with_it:  # rules 004: it is in the hand
+            return self._mahjong_error(e, f"the discard claimed for Mah Jongg ({won_on.tile}) is not in the hand "
+                                          "shown")
         verdict = self.card.verify(concealed, st.exposures)
         pays_for_table = None
         misnamed = False
@@ -717,6 +831,10 @@ class Referee(CharlestonRules, GameEnding):
 
     def _mahjong_error(self, e: ev.MahjongDeclared, reason: str, verdict: Any = None) -> list[Ruling]:
         st = self.seats[e.seat]
+        asked: list[Ruling] = []
+        if not self._penalty_stands(e.t, e.seat, "mahjong_in_error", reason, asked):
+            self.award, self.phase = None, Phase.HOLDING  # only asked: the hand stays in play, as if retracted
+            return asked
         retract = self.profile.rules.retract_max_exposures
         data: dict[str, Any] = {"seat": e.seat, "reason": reason, "retracted": False}
         nearest = getattr(verdict, "nearest", None) or []
@@ -747,6 +865,10 @@ class Referee(CharlestonRules, GameEnding):
                                                                "already": True})]
         upheld = e.upheld
         lines: list[CardLine] | None = None
+        if upheld is None and self.profile.mode == "payments":
+            # Rules 004: home play settles a death challenge when the hand ends, from what the hands then show.
+            self.challenges.append((e.seat, e.target))
+            return [Ruling("challenge_pending", e.t, e.target, {"seat": e.target, "challenger": e.seat})]
         if upheld is None:
             lines = self.card.lines_allowing(target.exposures, self.seen_by(e.target)) if target.exposures else None
             upheld = lines is not None and not lines

@@ -47,4 +47,6 @@ KINDS: frozenset[str] = frozenset({
     "take_tile", "redeal", "threw_in", "penalty", "pivot_switch", "east_rotates", "last_survivor",
     "survivor_payment_due", "hand_value_needed", "seats_changed", "corrected", "warning", "claim_withdrawn",
     "discard_at_fault",
+    # the camera's evidence put to a person (engine/referee/doubt.py), and the rule additions of issue 30
+    "question", "question_dropped", "confirmed", "exposure_extended", "challenge_pending",
 })
