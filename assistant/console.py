@@ -12,6 +12,7 @@ import sys
 from typing import Any, TextIO
 
 from assistant.profile import SEAT_NAMES as WINDS
+from assistant.questions import question_text
 from engine.referee import events as rev
 from engine.tiles import TileError, spoken_name
 
@@ -47,6 +48,8 @@ def describe_ruling(r: Any, name: Any) -> str:
         return f"settlement: {pays}"
     if k in ("dead_hand", "mahjong_in_error", "rejected"):
         return f"{k.replace('_', ' ')}: {who} {d.get('reason', '')}".replace("  ", " ")
+    if k == "question":
+        return f"QUESTION #{d.get('id')}: {question_text(d, name)} [y / n at the keyboard]"
     if k in ("help", "help_cleared"):
         return f"{'HELP: ' + d.get('message', '') if k == 'help' else 'camera OK again'}"
     if k == "exposure_accepted":

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from assistant.questions import trusted
 from engine.referee import ProfileError, Referee, Ruling, events
 from engine.referee.profile import PROFILES_DIR
 
@@ -172,7 +173,7 @@ def replay(records: list[dict[str, Any]], referee: Referee) -> tuple[list[Ruling
             event = events.from_json(rec.get("event"))
         except events.EventError as exc:
             raise JournalRecordError(i, f"event record cannot be replayed: {exc}") from None
-        out = referee.apply(event)
+        out = referee.apply(event, trusted=trusted(rec.get("source")))
         rulings += out
         nxt = records[i + 1] if i + 1 < len(records) else None
         if nxt is not None and nxt.get("kind") == "rulings":

@@ -26,6 +26,7 @@ from typing import Any
 
 from assistant.display.state import TableView
 from assistant.observations import WallEnds, convert
+from assistant.questions import question_for, trusted
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
 from hardware.signals import BoardState
@@ -98,7 +99,7 @@ class Assistant:
                                  "event": rev.to_json(event)})
         if self.console is not None and not quiet:
             self.console.event(event, source)
-        rulings = self._rule(event)
+        rulings = self._rule(event, trusted(source))
         if self.journal is not None:
             self.journal.append({"kind": "rulings", "frame": self.frame, "rulings": [r.to_json() for r in rulings]})
         for r in rulings:
@@ -106,12 +107,13 @@ class Assistant:
         self.rulings += rulings
         return rulings
 
-    def _rule(self, event: rev.Event) -> list[Ruling]:
-        """The referee's rulings on ``event``. A declared hand's tiles go to the display first: the rulings on it
-        do not repeat them, and the display shows the winning hand (or the hand in error)."""
+    def _rule(self, event: rev.Event, trusted: bool) -> list[Ruling]:
+        """The referee's rulings on ``event`` (``trusted``: a person's evidence; the camera's penalties are only
+        asked). A declared hand's tiles go to the display first: the rulings on it do not repeat them, and the
+        display shows the winning hand (or the hand in error)."""
         if isinstance(event, rev.MahjongDeclared):
             self.view.declare(event.seat, event.tiles)
-        return self.referee.apply(event)
+        return self.referee.apply(event, trusted=trusted)
 
     def notice(self, n: Ruling) -> None:
         """Journal a notice and show/speak it, unless the very same help request went out moments ago (the
@@ -128,8 +130,8 @@ class Assistant:
         if r.kind == "window_closed":
             self.timing.window_closed.append((r.t, time.monotonic(), self.frame))
         if self.board is not None:
-            if r.kind == "corrected" and isinstance(r.data.get("state"), dict):
-                self.board.set_leds(board_state_from(r.data["state"]))  # the replayed game's lights
+            if r.kind in ("corrected", "confirmed", "question_dropped"):  # the (replayed) game's lights again
+                self.board.set_leds(board_state_from(r.data.get("state") or self.referee.snapshot()))
             self.board.signal(r)
         if self.view.apply(r.to_json()) and self.display is not None:
             self.display.publish(self.view.snapshot())
@@ -164,7 +166,7 @@ class Assistant:
         """Thread-safe: queue a checked correction (see display.app.check_correction) for the pipeline thread."""
         self.inbox.put({"source": "display"} | correction)
         what = {"undo": "Undo", "fix_tile": f"Correction to {correction.get('tile')}",
-                "claim": "Claim"}[correction["action"]]
+                "claim": "Claim", "answer": "Answer"}[correction["action"]]
         return {"message": f"{what} received."}
 
     def handle_requests(self) -> None:
@@ -175,10 +177,19 @@ class Assistant:
                     self.inbox.put({"action": "undo", "source": "board", "seat": press.seat,
                                     "press_ms": press.board_ms})
                     continue
+                if question_for(self.referee.open_questions(self.t), seat=press.seat) is not None:
+                    # A question about her seat is open: her button says yes (the table agrees it is so).
+                    self.inbox.put({"action": "answer", "seat": press.seat, "confirmed": True, "source": "board"})
+                    continue
                 # The press's own moment matters: a call at the same instant as the rack goes to the caller.
                 t = self.t - (time.monotonic() - press.t) if press.t is not None else self.t
                 self.inbox.put({"action": "claim", "seat": press.seat, "purpose": "exposure", "source": "board",
                                 "t": t, "press_ms": press.board_ms})
+        if self.view.expire_question(self.t):
+            if self.display is not None:
+                self.display.publish(self.view.snapshot())
+            if self.board is not None:
+                self.board.set_leds(board_state_from(self.referee.snapshot()))
         while True:
             try:
                 c = self.inbox.get_nowait()
@@ -188,7 +199,8 @@ class Assistant:
                 continue
             event = self.correction_event(c)
             if event is None:
-                self.notice(Ruling("help", self.t, None, {"message": "nothing to correct yet"}))
+                what = "no open question to answer" if c["action"] == "answer" else "nothing to correct yet"
+                self.notice(Ruling("help", self.t, None, {"message": what}))
                 continue
             self.apply(event, source=c["source"])
             taken = bool(self.referee.events) and self.referee.events[-1] is event
@@ -211,9 +223,13 @@ class Assistant:
         return False
 
     def correction_event(self, c: dict) -> rev.Event | None:
-        """The referee event for a person's request: undo, replace the last discard's tile, or a claim."""
+        """The referee event for a person's request: undo, replace the last discard's tile, a claim, or an answer
+        to an open question (the one numbered, else the newest about the seat, else the newest)."""
         if c["action"] == "undo":
             return rev.Correction(self.t, "undo")
+        if c["action"] == "answer":
+            q = question_for(self.referee.open_questions(self.t), seat=c.get("seat"), index=c.get("id"))
+            return None if q is None else rev.Answer(self.t, q.index, bool(c.get("confirmed", True)))
         if c["action"] == "claim":
             return rev.Claim(c.get("t", self.t), int(c["seat"]), c.get("purpose", "exposure"))
         for index in range(len(self.referee.events) - 1, -1, -1):
@@ -239,7 +255,7 @@ class Assistant:
             event = rev.from_json(rec["event"])
             if isinstance(event, rev.Deal):
                 self.wall_ends = WallEnds()
-            for r in self._rule(event):
+            for r in self._rule(event, trusted(rec.get("source"))):
                 self.view.apply(r.to_json())
             last_frame = max(last_frame, int(rec.get("frame", -1)))
             count += 1

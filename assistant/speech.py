@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assistant.questions import question_text
 from engine.tiles import name_or_code
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,8 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
         return Announcement(f"Not allowed: {data.get('reason', '')}", VERBOSE, "rejected")
     if kind == "help":  # the camera or the pipeline asks a person to look
         return Announcement(f"Please check: {data.get('message', 'the table')}", QUIET, "help")
+    if kind == "question":  # a penalty on the camera's evidence alone waits for a person
+        return Announcement(question_text(data, name), QUIET, "help")
     return None
 
 

@@ -118,7 +118,8 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
 
 
 KEY_HELP = ("keys: u = undo last ruling | f TILE = the last discard was really TILE | c SEAT [mj] = claim for "
-            "seat 0-3 (East South West North), mj for Mah Jongg | h = this help")
+            "seat 0-3 (East South West North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the "
+            "newest, or number ID) | h = this help")
 
 
 def parse_key_command(line: str) -> dict | str:
@@ -132,6 +133,11 @@ def parse_key_command(line: str) -> dict | str:
     try:
         if cmd in ("u", "undo"):
             return check_correction({"action": "undo"})
+        if cmd in ("y", "yes", "n", "no"):
+            index = int(rest[0]) if rest and rest[0].isdigit() else None
+            if rest and index is None:
+                return f"not done: {rest[0]!r} is not a question number"
+            return check_correction({"action": "answer", "id": index, "confirmed": cmd in ("y", "yes")})
         if cmd in ("f", "fix"):
             return check_correction({"action": "fix_tile", "tile": " ".join(rest)})
         if cmd in ("c", "claim"):

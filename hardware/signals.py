@@ -54,6 +54,9 @@ SIGNALS: dict[str, Signal] = {
     # A correction (an undo, say from a held call button) replayed the game: the host sets the replayed game's
     # lights itself; the low double beep tells the table, and the player holding the button can let go.
     "corrected": Signal(beep=Beep(600, 80, 60, 2)),
+    # The camera's evidence would cost someone: mahj asks (blue, blinking, and three short mid beeps, like no other
+    # signal) until a person answers; the host then sets the game's lights again, as after a correction.
+    "question": Signal(window=("blue", "B"), beep=Beep(1200, 80, 80, 3)),
 }
 
 

@@ -16,32 +16,10 @@ pytest.importorskip("vision.events", reason="needs vision events (issue 7)")
 from assistant.pipeline import Assistant  # noqa: E402
 from assistant.profile import Profile  # noqa: E402
 from assistant.wiring import load_game_card, load_scoring  # noqa: E402
+from datasets.misreads import camera_view  # noqa: E402
 from engine.referee import Referee  # noqa: E402
 from engine.referee import events as rev  # noqa: E402
 from engine.referee.scripted import scripted_game  # noqa: E402
-from vision import events as ve  # noqa: E402
-
-
-def as_camera_sees_it(events):
-    play = False
-    for i, e in enumerate(events):
-        kw = {"t": e.t, "frame": i, "confidence": 0.95}
-        if isinstance(e, rev.Discard):
-            play = True
-            yield ve.DiscardDown(**kw, seat=e.seat, tile=e.tile)
-        elif not play:
-            continue  # deal and Charleston: face down, not seen
-        elif isinstance(e, rev.Pick):
-            yield ve.Picked(**kw, seat=e.seat, wall_seat=e.seat)
-        elif isinstance(e, rev.Rack):
-            yield ve.Racked(**kw, seat=e.seat)
-        elif isinstance(e, rev.Exposure):
-            yield ve.ExposurePlaced(**kw, seat=e.seat, tiles=e.tiles)
-        elif isinstance(e, rev.JokerExchange):
-            yield ve.JokerExchanged(**kw, seat=e.seat, exposure_seat=e.from_seat, exposure_index=e.exposure_index,
-                                    tile=e.tile)
-        elif isinstance(e, rev.MahjongDeclared):
-            yield ve.HandDisplayed(**kw, seat=e.seat, tiles=e.tiles)
 
 
 @pytest.mark.parametrize("seed, players", [(0, 4), (1, 4), (2, 4), (3, 4), (0, 3), (1, 3)])
@@ -52,7 +30,7 @@ def test_scripted_game_through_the_pipeline(seed, players):
     truth = [r for rs in game.rulings for r in rs]
     a = Assistant(Referee(card, scoring, players=profile.table_size), profile.players)
     a.start_game(0.0)
-    a.observe(as_camera_sees_it(game.events))
+    a.observe(camera_view(game.events))
     rejected = [r.data["reason"] for r in a.rulings if r.kind == "rejected"]
     assert not rejected
     want = next(r for r in truth if r.kind == "mahjong_verified")

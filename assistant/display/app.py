@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 STATIC = resources.files("assistant.display") / "static"
 
 #: What a correction request may carry (checked here so the pipeline only ever sees clean requests).
-CORRECTIONS = ("undo", "fix_tile", "claim")
+CORRECTIONS = ("undo", "fix_tile", "claim", "answer")
 
 
 def check_correction(body: Any) -> dict:
@@ -46,6 +46,13 @@ def check_correction(body: Any) -> dict:
     action = body["action"]
     if action == "undo":
         return {"action": "undo"}
+    if action == "answer":
+        index, confirmed = body.get("id"), body.get("confirmed", True)
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+            raise ValueError("id must be the number of an open question (or left out: the newest)")
+        if not isinstance(confirmed, bool):
+            raise ValueError("confirmed must be true (yes, it is so) or false (no)")
+        return {"action": "answer", "id": index, "confirmed": confirmed}
     if action == "fix_tile":
         try:
             return {"action": "fix_tile", "tile": parse_tile(str(body.get("tile", "")))}

@@ -13,6 +13,7 @@ from collections import Counter, deque
 from typing import Any
 
 from assistant.profile import SEAT_NAMES as WINDS
+from assistant.questions import question_text
 from engine.tiles import INDEX, name_or_code
 
 #: Tiles in a complete American Mah Jongg hand: a declared hand this much short of it, with the exposures, was
@@ -65,6 +66,7 @@ class TableView:
         self.payments: dict | None = None
         self.balances: dict | None = None
         self.help: str = ""
+        self.question: dict | None = None  # the open question the camera's evidence raised (engine/referee/doubt.py)
         self.status: str = "Waiting for the game to start"
         self.log: deque[str] = deque(maxlen=12)
         self.last_announcement = ""
@@ -83,6 +85,7 @@ class TableView:
             for seat in self.seats:
                 seat.update(exposures=[], dead=False, dead_reason="")
             self.discard, self.window, self.mahjong, self.payments, self.help = None, "none", None, None, ""
+            self.question = None
             self.floor.clear()
             self.declared.clear()
             self.turn = seat_of(data.get("east", seat))
@@ -146,6 +149,23 @@ class TableView:
             self._say(f"Please check: {self.help}" if self.help else "")
         elif kind == "help_cleared":
             self.help = ""
+        elif kind == "question":
+            self.question = {"id": data.get("id"), "seat": seat, "until": data.get("until"),
+                             "text": question_text(data, self.name)}
+            self._say(f"Please answer: {self.question['text']}")
+        elif kind == "question_dropped":
+            if self.question is not None and self.question["id"] == data.get("id"):
+                self.question = None
+            self.log.appendleft(f"Question {data.get('id')} dropped ({data.get('reason', '')}): no penalty")
+        elif kind == "exposure_extended":
+            exposures = self.seats[int(seat)]["exposures"]
+            if 0 <= int(data.get("index", -1)) < len(exposures):
+                exposures[int(data["index"])] = tiles_json(data.get("tiles"))
+            self.log.appendleft(f"{self.name(seat)} adds {' '.join(data.get('added') or [])} to an exposure")
+        elif kind == "confirmed":
+            if isinstance(data.get("state"), dict):
+                self.sync(data["state"])
+            self.log.appendleft(f"Confirmed by a person: question {data.get('id')}")
         elif kind == "corrected":
             if isinstance(data.get("state"), dict):
                 self.sync(data["state"])
@@ -194,6 +214,21 @@ class TableView:
             self.window = "closed" if self.discard else "none"
         if self.turn is not None:
             self.status = f"{self.name(self.turn)}'s turn"
+        questions = state.get("questions") or []
+        self.question = None
+        if questions:
+            q = questions[-1]
+            self.question = {"id": q["id"], "seat": q.get("seat"), "until": q.get("until"),
+                             "text": question_text(q, self.name)}
+
+    def expire_question(self, t: float) -> bool:
+        """Take the question off the screen once its time to answer passed (table time ``t``); True if it was."""
+        if self.question is None or t <= float(self.question.get("until") or 0.0):
+            return False
+        self.log.appendleft(f"Question {self.question['id']} dropped (nobody answered): no penalty")
+        self.question = None
+        self.seq += 1
+        return True
 
     def note(self, text: str) -> None:
         """A line for the on-screen log (corrections, pipeline notices) that is not a ruling."""
@@ -214,5 +249,6 @@ class TableView:
                       for t, n in sorted(self.floor.items(), key=lambda kv: INDEX.get(kv[0], len(INDEX))) if n > 0],
             "floor_total": sum(self.floor.values()),
             "seats": self.seats, "mahjong": self.mahjong, "payments": self.payments, "balances": self.balances,
-            "help": self.help, "status": self.status, "log": list(self.log), "announce": self.last_announcement,
+            "help": self.help, "question": self.question, "status": self.status, "log": list(self.log),
+            "announce": self.last_announcement,
         }

@@ -63,6 +63,10 @@ function render(s) {
       `<thead><tr><th scope="col">Player</th><th scope="col">This hand</th><th scope="col">Balance</th></tr></thead>` +
       `<tbody>${rows}</tbody></table>`;
   }
+  const q = s.question;
+  $("question").hidden = !q;
+  $("question-text").textContent = q ? q.text : "";
+  questionId = q ? q.id : null;
   const help = $("help");
   help.hidden = !s.help;
   help.textContent = s.help ? `Please check: ${s.help}` : "";
@@ -101,7 +105,12 @@ async function sendCorrection(body) {
   $("corr-result").textContent = res.ok ? (answer.message || "Done.") : `Not done: ${answer.error || res.status}`;
 }
 
+// The open question (the camera's evidence would cost someone): answered with the token like any correction.
+let questionId = null;
+
 function setup() {
+  $("answer-yes").addEventListener("click", () => sendCorrection({ action: "answer", id: questionId, confirmed: true }));
+  $("answer-no").addEventListener("click", () => sendCorrection({ action: "answer", id: questionId, confirmed: false }));
   $("fix-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
   $("claim-seat").innerHTML = ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
   $("token-row").hidden = !!token;
