@@ -74,6 +74,7 @@ class Assistant:
         self.wall_ends = WallEnds()
         self._last_notice: tuple[tuple, float] = ((), -1e9)
         self._press_claims: dict[int, tuple[int, rev.Claim]] = {}  # seat -> (first contact ms, that press's claim)
+        self.join: dict | None = None  # {east, turn, wall} (None: not known): the first game is joined in progress
 
     def name(self, seat: int | None) -> str:
         return self.view.name(seat)
@@ -81,7 +82,21 @@ class Assistant:
     # --- the game ---------------------------------------------------------------------------------------
     def start_game(self, t: float = 0.0) -> list[Ruling]:
         """Deal and the Charleston the camera cannot see (a 3-player table has none); afterwards East's first
-        discard is expected."""
+        discard is expected. With ``join`` set, the game is joined in progress instead: what a person said of it
+        (options of ``mahj watch --join``) is trusted, and what nobody said is asked for on the display."""
+        if self.join is not None:
+            join, self.join = self.join, None
+            told = {k: v for k, v in join.items() if v is not None}
+            out = self.apply(rev.Join(t, **told), source="command line" if told else "assumed")
+            self.wall_ends = WallEnds()
+            self.game_started = True
+            missing = [w for w, k in (("who is East", "east"), ("whose turn it is", "turn"),
+                                      ("about how many wall tiles are left", "wall")) if k not in told]
+            if missing:
+                self.notice(Ruling("help", t, None, {"message": "mahj joined a game in progress: tell it "
+                                                     + ", ".join(missing) + " (keys: east SEAT, turn SEAT, wall N; "
+                                                     "or the display's Joined game form)", "source": "join"}))
+            return out
         out = self.apply(rev.Deal(t), source="assumed")
         self.wall_ends = WallEnds()
         if self.referee.players == 4:
@@ -157,16 +172,17 @@ class Assistant:
                     self.apply(item, source="camera")
 
     def expectation(self) -> dict:
-        """What the referee expects, for the table reader's tie-breaks (whose turn, concealed counts)."""
-        return {"turn": self.referee.turn,
-                "rack_counts": {i: s.concealed for i, s in enumerate(self.referee.seats)}}
+        """What the referee expects, for the table reader's tie-breaks (whose turn, concealed counts). In a game
+        joined in progress the counts are unknown (exposures made before mahj came are among them): none given."""
+        counts = None if self.referee.joined else {i: s.concealed for i, s in enumerate(self.referee.seats)}
+        return {"turn": self.referee.turn, "rack_counts": counts}
 
     # --- people -------------------------------------------------------------------------------------------
     def request(self, correction: dict) -> dict:
         """Thread-safe: queue a checked correction (see display.app.check_correction) for the pipeline thread."""
         self.inbox.put({"source": "display"} | correction)
         what = {"undo": "Undo", "fix_tile": f"Correction to {correction.get('tile')}",
-                "claim": "Claim", "answer": "Answer"}[correction["action"]]
+                "claim": "Claim", "answer": "Answer", "join": "What you said of the game"}[correction["action"]]
         return {"message": f"{what} received."}
 
     def handle_requests(self) -> None:
@@ -227,6 +243,8 @@ class Assistant:
         to an open question (the one numbered, else the newest about the seat, else the newest)."""
         if c["action"] == "undo":
             return rev.Correction(self.t, "undo")
+        if c["action"] == "join":
+            return rev.Join(self.t, c.get("east"), c.get("turn"), c.get("wall"))
         if c["action"] == "answer":
             q = question_for(self.referee.open_questions(self.t), seat=c.get("seat"), index=c.get("id"))
             return None if q is None else rev.Answer(self.t, q.index, bool(c.get("confirmed", True)))

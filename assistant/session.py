@@ -93,6 +93,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             if opts.on_display is not None:
                 opts.on_display(assistant.display.url)
         skip_to = -1
+        if not records:
+            assistant.join = opts.join
         if records:
             skip_to = assistant.resume(records)
             result.resumed_events = sum(1 for r in records if r.get("kind") == "event")

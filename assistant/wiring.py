@@ -39,6 +39,7 @@ class Options:
     wav_dir: Path | None = None
     quiet: bool = False
     on_display: Callable[[str], Any] | None = None  # called with the display URL once it is up
+    join: dict | None = None  # join a game in progress: {east, turn, wall}, None where not known
 
 
 def load_scoring(profile: Profile) -> Any:
@@ -119,7 +120,8 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
 
 KEY_HELP = ("keys: u = undo last ruling | f TILE = the last discard was really TILE | c SEAT [mj] = claim for "
             "seat 0-3 (East South West North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the "
-            "newest, or number ID) | h = this help")
+            "newest, or number ID) | east SEAT / turn SEAT / wall N = a game joined in progress: who is East, whose "
+            "turn it is, wall tiles left | h = this help")
 
 
 def parse_key_command(line: str) -> dict | str:
@@ -140,16 +142,25 @@ def parse_key_command(line: str) -> dict | str:
             return check_correction({"action": "answer", "id": index, "confirmed": cmd in ("y", "yes")})
         if cmd in ("f", "fix"):
             return check_correction({"action": "fix_tile", "tile": " ".join(rest)})
+        if cmd in ("east", "turn", "wall"):
+            if not rest:
+                return f"not done: {cmd} needs a {'number of tiles' if cmd == 'wall' else 'seat'}"
+            value = int(rest[0]) if cmd == "wall" and rest[0].isdigit() else seat_number(rest[0])
+            return check_correction({"action": "join", cmd: value if value is not None else rest[0]})
         if cmd in ("c", "claim"):
-            seats = {"e": 0, "east": 0, "s": 1, "south": 1, "w": 2, "west": 2, "n": 3, "north": 3}
-            seat = seats.get(rest[0].lower()) if rest else None
-            if seat is None and rest and rest[0].isdigit():
-                seat = int(rest[0])
+            seat = seat_number(rest[0]) if rest else None
             purpose = "mahjong" if len(rest) > 1 and rest[1].lower() in ("mj", "mahjong") else "exposure"
             return check_correction({"action": "claim", "seat": seat, "purpose": purpose})
     except ValueError as exc:
         return f"not done: {exc}"
     return KEY_HELP
+
+
+def seat_number(word: str) -> int | None:
+    """A seat as people type it: a wind (east, e, ...) or its number 0-3; None if it is neither."""
+    seats = {"e": 0, "east": 0, "s": 1, "south": 1, "w": 2, "west": 2, "n": 3, "north": 3}
+    word = word.lower()
+    return seats.get(word, int(word) if word.isdigit() and int(word) < 4 else None)
 
 
 def start_keyboard(assistant: Assistant, stream: Any = None) -> threading.Thread | None:

@@ -19,7 +19,7 @@ SAMPLES = [
     events.AttemptedHand(17.0, 2, 30), events.Penalty(18.0, 1, "blind_pass_peek"), events.WallExhausted(19.0),
     events.WallDestroyed(19.5, 2), events.TimeCalled(19.7),
     events.SeatChange(20.0, 0, 1), events.Correction(21.0, "fix", 3, {"type": "rack", "t": 7.0, "seat": 1}),
-    events.Answer(22.0, 4, confirmed=False),
+    events.Answer(22.0, 4, confirmed=False), events.Join(23.0, east=1, turn=2, wall=40),
 ]
 
 

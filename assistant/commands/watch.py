@@ -9,7 +9,7 @@ from pathlib import Path
 
 from assistant.profile import Profile, ProfileError, load_profile
 from assistant.sources import FrameSource, SourceError
-from assistant.wiring import KEY_HELP, Options, SetupError
+from assistant.wiring import KEY_HELP, Options, SetupError, seat_number
 
 
 def add_output_options(p: argparse.ArgumentParser) -> None:
@@ -32,6 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", type=Path, help="journal file; if it exists, the game resumes from it")
     p.add_argument("--resume", action="store_true", help="resume the latest unfinished journal in journal_dir")
     p.add_argument("--annotate", type=Path, metavar="MP4", help="also write an annotated video")
+    p.add_argument("--join", action="store_true",
+                   help="the game is already in progress: mahj asks who is East, whose turn it is and how many wall "
+                        "tiles are left (or take them from --east, --turn, --wall)")
+    p.add_argument("--east", type=seat_arg, metavar="SEAT",
+                   help="with --join: who is East (east/south/west/north or 0-3)")
+    p.add_argument("--turn", type=seat_arg, metavar="SEAT", help="with --join: whose turn it is (to pick)")
+    p.add_argument("--wall", type=wall_arg, metavar="N", help="with --join: about how many wall tiles are left")
     add_output_options(p)
     p.set_defaults(func=run)
 
@@ -45,9 +52,24 @@ def latest_unfinished(journal_dir: Path) -> Path | None:
     return None
 
 
+def seat_arg(text: str) -> int:
+    seat = seat_number(text)
+    if seat is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seat (east, south, west, north or 0-3)")
+    return seat
+
+
+def wall_arg(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 99:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of wall tiles (0-99)")
+    return int(text)
+
+
 def options_from(args: argparse.Namespace, profile: Profile) -> Options:
+    told = {k: getattr(args, k, None) for k in ("east", "turn", "wall")}
+    joining = getattr(args, "join", False) or any(v is not None for v in told.values())
     return Options(as_json=args.json, speech=not args.no_speech, display=not args.no_display,
-                   board_port=args.board)
+                   board_port=args.board, join=told if joining else None)
 
 
 def fail(args: argparse.Namespace, message: str) -> int:

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 STATIC = resources.files("assistant.display") / "static"
 
 #: What a correction request may carry (checked here so the pipeline only ever sees clean requests).
-CORRECTIONS = ("undo", "fix_tile", "claim", "answer")
+CORRECTIONS = ("undo", "fix_tile", "claim", "answer", "join")
 
 
 def check_correction(body: Any) -> dict:
@@ -46,6 +46,18 @@ def check_correction(body: Any) -> dict:
     action = body["action"]
     if action == "undo":
         return {"action": "undo"}
+    if action == "join":
+        out: dict = {"action": "join"}
+        for key, message in (("east", "east must be 0 (East) .. 3 (North)"), ("turn", "turn must be 0 .. 3"),
+                             ("wall", "wall must be a number of tiles 0..99")):
+            value = body.get(key)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or not 0 <= value <= (99 if key == "wall" else 3)):
+                raise ValueError(message)
+            out[key] = value
+        if all(out[k] is None for k in ("east", "turn", "wall")):
+            raise ValueError("say at least one of east, turn, wall")
+        return out
     if action == "answer":
         index, confirmed = body.get("id"), body.get("confirmed", True)
         if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):

@@ -237,6 +237,18 @@ class Correction:
 
 
 @dataclass(frozen=True)
+class Join:
+    """mahj joins a game in progress that it did not see from the deal: chair ``east`` dealt, it is ``turn``'s turn
+    (to pick), about ``wall`` tiles are left; None where nobody said. Again during play, the fields a person gives
+    correct those (who is East, whose turn it is, the wall)."""
+
+    t: float
+    east: int | None = None
+    turn: int | None = None
+    wall: int | None = None
+
+
+@dataclass(frozen=True)
 class Answer:
     """A person's answer to the question the camera's evidence raised: event number ``index`` (0-based among the
     game events) was read right (``confirmed``: its penalties apply, at the moment it happened) or not (they are
@@ -251,7 +263,7 @@ Event = (
     Deal | Dice | CharlestonPass | CourtesyPass | CharlestonStop | Pick | Rack | Discard | Claim | Exposure
     | JokerExchangeAnnounced | JokerExchange | MahjongDeclared | DeadChallenge | TileCount | ThrowIn
     | AttemptedHand | Penalty | WallExhausted | WallDestroyed | TimeCalled | SeatChange | Correction
-    | Answer
+    | Join | Answer
 )
 
 #: snake_case type name -> class; the "type" field of the JSON form.
@@ -262,7 +274,7 @@ TYPES: dict[str, type] = {
     "mahjong_declared": MahjongDeclared, "dead_challenge": DeadChallenge, "tile_count": TileCount,
     "throw_in": ThrowIn, "attempted_hand": AttemptedHand, "penalty": Penalty, "wall_exhausted": WallExhausted,
     "wall_destroyed": WallDestroyed, "time_called": TimeCalled, "seat_change": SeatChange, "correction": Correction,
-    "answer": Answer,
+    "join": Join, "answer": Answer,
 }
 _NAME_OF: dict[type, str] = {cls: name for name, cls in TYPES.items()}
 

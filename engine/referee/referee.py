@@ -86,6 +86,8 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         self.questions: list = []  # open questions (engine/referee/doubt.py)
         self.doubted: set[int | None] = set()  # seats a camera-evidence penalty was put to the table for this game
         self.challenges: list[tuple[int, int]] = []  # (challenger, target): home-play death challenges to settle
+        self.unseen: str | None = None  # a joined game: "turn" (nobody said whose), "order" (not yet seen), "phase"
+        self.joined = False  # this game was joined in progress: the tiles each player holds were never counted
 
     def live(self) -> list[int]:
         """Seats still playing."""
@@ -211,7 +213,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
             raise Rejected("tiles: unknown tile code")
         late_throw_in = isinstance(e, ev.ThrowIn) and self.stage is Stage.OVER  # judged by _on_throw_in
         if self.stage in (Stage.IDLE, Stage.OVER) and not late_throw_in and not isinstance(
-                e, ev.Deal | ev.SeatChange | ev.Dice | ev.AttemptedHand):
+                e, ev.Deal | ev.Join | ev.SeatChange | ev.Dice | ev.AttemptedHand):
             raise Rejected("no game in progress: deal first" if self.stage is Stage.IDLE
                            else "the game is over: deal the next game")
 
@@ -284,6 +286,58 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         else:
             self.stage = Stage.CHARLESTON
         return out
+
+    def _on_join(self, e: ev.Join) -> list[Ruling]:
+        """A game joined in progress. Nothing before it was seen: every player holds 13 (the exposures she already
+        has among them), the floor is empty, nobody is at fault, and the turn is followed from the play itself
+        until it has been seen in order (``_seen_move``), so no ruling rests on history mahj did not see."""
+        most = SET_SIZE - 14 - 13 * (self.players - 1)
+        for name in ("east", "turn"):
+            value = getattr(e, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or not 0 <= value < self.players):
+                raise Rejected(f"{name} must be a chair 0..{self.players - 1}")
+        if e.wall is not None and (not isinstance(e.wall, int) or isinstance(e.wall, bool) or not 0 <= e.wall <= most):
+            raise Rejected(f"wall must be 0..{most} tiles")
+        out: list[Ruling] = []
+        if self.stage in (Stage.IDLE, Stage.OVER):
+            self.next_east = self.next_east if e.east is None else e.east
+            self._new_game_state()
+            if self.pivot is None:
+                self.pivot = self.east
+            self.games += 1
+            for seat in self.seats:
+                seat.concealed = 13
+            self.wall, self.stage, self.first_discard, self.charleston_begun = most, Stage.PLAY, True, True
+            self.turn, self.phase, self.unseen, self.joined = self.east, Phase.WAIT_PICK, "turn", True
+            out.append(Ruling("dealt", e.t, self.east, {"east": self.east, "game": self.games, "wall": most,
+                                                        "joined": True}))
+        elif e.east is not None:
+            self.east = e.east
+            if self.games == 1:
+                self.pivot = e.east
+        if e.wall is not None:
+            self.wall = e.wall
+        if e.turn is not None:
+            self.turn, self.phase, self.picked_pending, self.unseen = e.turn, Phase.WAIT_PICK, None, "phase"
+        return out + [Ruling("turn", e.t, self.turn, {"seat": self.turn})]
+
+    def _seen_move(self, seat: int, phase: Phase, discard: bool = False) -> None:
+        """In a joined game, follow the play until the turn order has been seen: a discard from the seat that was
+        expected. Before that, the player who moves is taken to be in turn (``phase``: picking or holding), with
+        no question; a turn a person gave holds, but whether she had picked was not seen."""
+        if self.unseen is None or self.seats[seat].out is not None:
+            return
+        if self.unseen == "phase":
+            if seat == self.turn:
+                self._joined(seat, phase)
+                self.unseen = None
+            return
+        expected = seat == self.turn and (self.phase is not Phase.WAIT_PICK or phase is Phase.WAIT_PICK)
+        if not expected:
+            self._joined(seat, phase)
+        if discard:
+            self.unseen = None if expected and self.unseen == "order" else "order"
 
     def _on_dice(self, e: ev.Dice) -> list[Ruling]:
         if not isinstance(e.total, int) or not 2 <= e.total <= 12:
@@ -399,6 +453,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
             raise Rejected("this player is out of the game")
         if self.wall <= 0:
             raise Rejected("the wall is exhausted")
+        self._seen_move(e.seat, Phase.WAIT_PICK)
         out: list[Ruling] = []
         if not self.first_discard:
             self.stage = Stage.PLAY
@@ -456,6 +511,8 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         st = self.seats[e.seat]
         if e.seat == self.turn and self.phase is Phase.CLAIMED:
             raise Rejected("expose the claimed tile (or declare Mah Jongg) before discarding")
+        self._seen_move(e.seat, Phase.HOLDING if e.seat != self.turn or self.phase is Phase.WAIT_PICK
+                        else self.phase, discard=True)
         out: list[Ruling] = []
         if not self.first_discard:
             if e.seat != self.east:
@@ -685,6 +742,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
 
     def _exchange_allowed(self, e: ev.Event) -> list[Ruling]:
         """Joker exchanges happen in one's own turn once the 14th tile is in; closing the window if open."""
+        self._seen_move(e.seat, Phase.HOLDING)
         if e.seat != self.turn:
             raise Rejected("joker exchanges only in one's own turn")
         if self.seats[e.seat].out is not None:

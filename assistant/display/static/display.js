@@ -113,6 +113,16 @@ function setup() {
   $("answer-no").addEventListener("click", () => sendCorrection({ action: "answer", id: questionId, confirmed: false }));
   $("fix-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
   $("claim-seat").innerHTML = ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
+  const seatOptions = `<option value="">not known</option>` +
+    ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
+  $("join-east").innerHTML = seatOptions;
+  $("join-turn").innerHTML = seatOptions;
+  $("join-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const num = (v) => (v === "" ? null : Number(v));
+    sendCorrection({ action: "join", east: num($("join-east").value), turn: num($("join-turn").value),
+                     wall: num($("join-wall").value) });
+  });
   $("token-row").hidden = !!token;
   $("fix-form").addEventListener("submit", (e) => { e.preventDefault(); sendCorrection({ action: "fix_tile", tile: $("fix-tile").value }); });
   $("claim-form").addEventListener("submit", (e) => {
