@@ -8,7 +8,8 @@
   seasons all become ``F``. Held out: every 5th photo of each label in file-name order (``splits/camerash-test.txt``).
 
 The split lists are committed, so evaluation is the same everywhere; the photos are not (they stay in
-``../shared``). ``python -m datasets.real`` rewrites the lists and converts haitaks for ultralytics.
+``../shared``). ``python -m datasets.real`` rewrites the lists (developers only); ``datasets/real_photos.py``
+exports the training photos of every real source for ultralytics.
 """
 
 from __future__ import annotations
@@ -141,18 +142,6 @@ def write_splits() -> None:
         (SPLITS / f"camerash-{s}.txt").write_text("\n".join(n for n, v in split.items() if v == s) + "\n")
 
 
-def export_haitaks_yolo(out: Path) -> None:
-    """Write haitaks train photos with one-class labels for ultralytics (symlinked images)."""
-    (out / "images").mkdir(parents=True, exist_ok=True)
-    (out / "labels").mkdir(parents=True, exist_ok=True)
-    for path, boxes in haitaks_items("train"):
-        link = out / "images" / path.name
-        if not link.exists():
-            link.symlink_to(path)
-        (out / "labels" / (path.stem + ".txt")).write_text(
-            "\n".join(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}" for cx, cy, w, h in boxes))
-
-
 def crop_images_from_camerash(split: str, size: int, seed: int = 0) -> tuple[np.ndarray, list[str]]:
     """Camerash photos of ``split`` as square crops ``size`` x ``size`` (BGR) and their codes."""
     rng = np.random.default_rng(seed)
@@ -168,14 +157,8 @@ def crop_images_from_camerash(split: str, size: int, seed: int = 0) -> tuple[np.
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="write the fixed real-data splits and a YOLO copy of haitaks train")
-    ap.add_argument("--haitaks-out", type=Path, default=Path("datasets/rendered/haitaks"))
-    ap.add_argument("--write-splits", action="store_true", help="rewrite datasets/splits/*.txt (developers only)")
-    a = ap.parse_args()
-    if a.write_splits:
-        write_splits()
-    export_haitaks_yolo(a.haitaks_out)
-    print(f"haitaks train for ultralytics: {a.haitaks_out}")
+    argparse.ArgumentParser(description="rewrite the committed haitaks and camerash split lists").parse_args()
+    write_splits()
 
 
 if __name__ == "__main__":

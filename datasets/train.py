@@ -8,7 +8,7 @@ One command per stage, each with progress, each resumable from its checkpoints::
         --val 0.05 --test 0.05
     python -m datasets.synth.generate --out datasets/rendered/closeup --n 1000 --seed 4 --view closeup \
         --workers 2 --val 0.06 --test 0.06
-    python -m datasets.real                                   # haitaks train photos -> datasets/rendered/haitaks
+    python -m datasets.real_photos --export datasets/rendered/real   # real photos (train, val) in YOLO form
     python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
     python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
     python -m datasets.train refiner --minutes 30             # torch, on the detector's boxes: runs/refiner
@@ -53,13 +53,25 @@ def _ultralytics_env() -> None:
     for name in ("Arial.ttf", "Arial.Unicode.ttf"):
         if not (fonts / name).exists():
             for src in ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                        "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf"):
+                        os.path.join(os.environ.get("MAHJ_FONT_DIR", "/usr/share/fonts/truetype/noto"),
+                                     "NotoSans-Regular.ttf")):
                 if Path(src).exists():
                     shutil.copy(src, fonts / name)
                     break
     os.environ.setdefault("YOLO_CONFIG_DIR", str(cfg))
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+
+
+def _without_polars() -> None:
+    """ultralytics reads its results CSV back with polars only to store it in each checkpoint; where polars is
+    missing (a lent GPU machine, where every package travels as a wheel under a size limit) that is skipped."""
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        from ultralytics.engine.trainer import BaseTrainer
+
+        BaseTrainer.read_results_csv = lambda self: {}
 
 
 def detector_yaml() -> Path:
@@ -85,9 +97,12 @@ def train_detector(a: argparse.Namespace) -> None:
         if extra and Path(extra).exists():
             train.append(str(Path(extra).resolve() / "images" / "train"))
             val.append(str(Path(extra).resolve() / "images" / "val"))
-    if a.haitaks and Path(a.haitaks).exists():
-        # The only real table photos we have: listing them more than once shows them that many times an epoch.
-        train += [str(Path(a.haitaks).resolve() / "images")] * a.haitaks_repeat
+    if a.real and Path(a.real).exists():
+        # Real photos (datasets.real_photos --export): listing them more than once shows them that many times an
+        # epoch; their validation photos join the rendered ones in choosing the epoch kept.
+        train += [str(Path(a.real).resolve() / "train" / "images")] * a.real_repeat
+        if (Path(a.real) / "val" / "images").exists():
+            val.append(str(Path(a.real).resolve() / "val" / "images"))
     data = RUNS / "det-data.yaml"
     data.write_text("train:\n" + "".join(f"  - {t}\n" for t in train) + "val:\n" + "".join(f"  - {v}\n" for v in val)
                     + "names:\n  0: up\n  1: down\n")
@@ -110,7 +125,8 @@ def train_detector(a: argparse.Namespace) -> None:
         # The trainer puts the whole model in training mode each epoch: the norms go back to eval every batch.
         model.add_callback("on_train_batch_start", lambda trainer: freeze(trainer.model))
     extra = {"warmup_epochs": 0, "optimizer": "AdamW", "lr0": a.lr0} if a.init else {}
-    model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device="cpu",
+    _without_polars()
+    model.train(data=str(data), epochs=a.epochs, time=a.hours, imgsz=a.imgsz, batch=a.batch, device=a.device,
                 workers=a.workers, project=str(RUNS), name=a.name, exist_ok=True, seed=a.seed,
                 deterministic=False, cache="ram", plots=False, patience=1000, close_mosaic=2, degrees=0.0,
                 flipud=0.5, fliplr=0.5, mosaic=1.0, scale=0.4, pretrained=False, amp=False, verbose=True,
@@ -160,7 +176,8 @@ def export(a: argparse.Namespace) -> None:
         print(f"wrote {dest / name} from {weights}")
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
     print(f"wrote {dest / CLASSIFIER_FILE}")
-    _write_thresholds(dest, rendered)
+    if not a.files_only:
+        _write_thresholds(dest, rendered)
 
 
 def _write_thresholds(models: Path, rendered: Path) -> None:
@@ -189,6 +206,11 @@ def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | No
 
     low = (0.02, 0.02)
     out: dict = {"iou": 0.5, **_best_f1(lambda img: model._boxes(img, conf=low), _val_frames(synth), "tune frames")}
+    # Real photos decide the face-up threshold of ``detect`` where there are any (issue 29); they label no backs,
+    # so the face-down one stays the rendered frames'.
+    real = _best_f1(lambda img: model.detector_boxes(img, low), _real_val_frames(), "tune real photos")
+    if real["f1_up_val"]:
+        out |= {"conf_up": real["conf_up"], "f1_up_val": real["f1_up_val"], "up_from": "real validation photos"}
     if (topdown / "images" / "val").exists():
         out["topdown"] = _best_f1(lambda img: model._boxes(img, native=True, conf=low), views(), "tune top-down")
     if closeup is not None and (closeup / "meta" / "val").exists():
@@ -214,6 +236,19 @@ def _val_frames(root: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         meta = json.loads(mp.read_text())
         gt = [[("up", "down").index(t["face"]), *t["box"]] for t in meta["tiles"]]
         yield cv2.imread(str(root / "images" / "val" / (mp.stem + ".jpg"))), np.array(gt).reshape(-1, 5)
+
+
+def _real_val_frames() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(image, truth rows of face, x1, y1, x2, y2) of the real validation photos (datasets/real_photos.py), every
+    labelled tile face up; none where ``../shared`` is missing."""
+    import numpy as np
+
+    from datasets import real_photos
+
+    if not real_photos.SPLIT_FILE.exists() or not real_photos.CHINESE.exists():
+        return
+    for ph in real_photos.photos(("val",)):
+        yield ph.load(), np.column_stack([np.zeros(len(ph.boxes)), ph.boxes])
 
 
 def _best_f1(read, items, desc: str) -> dict:  # noqa: ANN001 -- image -> (boxes, faces, scores); (image, truth) pairs
@@ -265,9 +300,10 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--closeup", default=None,
                    help="close-up photos of tiles lying in rows (generate --view closeup), e.g. "
                         "datasets/rendered/closeup; opt-in like --player")
-    d.add_argument("--haitaks", default=str(ROOT / "datasets" / "rendered" / "haitaks"),
-                   help="haitaks train photos in YOLO form (python -m datasets.real); skipped if missing")
-    d.add_argument("--haitaks-repeat", type=int, default=1, help="times the haitaks photos are shown an epoch")
+    d.add_argument("--real", default=str(ROOT / "datasets" / "rendered" / "real"),
+                   help="real photos in YOLO form (python -m datasets.real_photos --export DIR); skipped if missing")
+    d.add_argument("--real-repeat", type=int, default=3, help="times the real photos are shown an epoch")
+    d.add_argument("--device", default="cpu", help="cpu, or 0 for the first GPU of a lent machine")
     d.add_argument("--hours", type=float, default=1.2, help="wall-clock budget (overrides --epochs)")
     d.add_argument("--epochs", type=int, default=30)
     d.add_argument("--imgsz", type=int, default=512)
@@ -287,6 +323,10 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
     c.add_argument("--minutes", type=float, default=45.0, help="wall-clock budget for the optimisation")
     c.add_argument("--threads", type=int, default=1)
+    c.add_argument("--device", default="cpu", help="torch device (cuda on a lent GPU machine)")
+    c.add_argument("--real", default=None, help="real training photos (datasets.real_photos --export DIR/train)")
+    c.add_argument("--real-val", default=None, help="real validation photos: they choose the epoch kept")
+    c.add_argument("--real-repeat", type=int, default=2, help="times the real crops are shown an epoch")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     c.add_argument("--out", default=str(RUNS / "classifier"))
@@ -318,6 +358,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="export the box refiner alone, leaving the detectors, classifier and thresholds as they are")
     e.add_argument("--classifier-only", action="store_true",
                    help="export the classifier alone, leaving the detectors, the refiner and the thresholds")
+    e.add_argument("--files-only", action="store_true",
+                   help="write the model files only; tune their thresholds later with --thresholds-only (a lent "
+                        "GPU machine's minutes are for training)")
     e.add_argument("--thresholds-only", action="store_true",
                    help="export nothing: tune every score threshold of the model files in --out again on the "
                         "rendered validation splits (after their labels changed)")

@@ -1,4 +1,5 @@
-"""Photos out of shape (vision.photo): a photo stretched one way is read at the aspect ratio that suits it."""
+"""Photos out of shape (vision.photo, ``mahj detect --stretched``): a photo stretched one way is read at the aspect
+ratio that suits it; every other image is read with square pixels."""
 
 from __future__ import annotations
 
@@ -103,24 +104,24 @@ def test_photo_scales_start_as_is_and_skip_sides_squeezed_to_nothing(model):
     assert read_photo(model, tiny).detections == []
 
 
-def test_detect_cli_reads_a_stretched_photo_squeezed_back_unless_told_it_is_a_frame(tmp_path, capsys, stretched):
+def test_detect_cli_reads_square_pixels_unless_told_the_photo_is_stretched(tmp_path, capsys, stretched):
     img, truth, _codes, f = stretched
     path = tmp_path / "stretched.png"
     cv2.imwrite(str(path), img)
     assert main(["detect", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
+    assert doc["read_scale"] == [1.0, 1.0]
+    assert main(["detect", str(path), "--json", "--stretched"]) == 0
+    doc = json.loads(capsys.readouterr().out)
     assert (doc["read_scale"][0] < 1) == (f[0] > 1) and max(doc["read_scale"]) == 1.0
     assert all(k is not None for k in _found([t["box"] for t in doc["tiles"]], truth))
-    assert main(["detect", str(path), "--json", "--frame"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["read_scale"] == [1.0, 1.0]
-    assert main(["detect", str(path)]) == 0
+    assert main(["detect", str(path), "--stretched"]) == 0
     assert "the photo looks stretched" in capsys.readouterr().out
 
 
-def test_enrolment_crops_are_cut_where_the_tile_has_its_own_shape(model, stretched, tmp_path):
-    img, truth, codes, _f = stretched
-    props = propose(model, [("stretched", img)], tmp_path)
+def test_enrolment_reads_a_photo_with_square_pixels_and_stores_the_crops_it_read(model, tmp_path):
+    img, truth, codes = _row_photo(0)
+    props = propose(model, [("row", img)], tmp_path)
     found = _found([p.box for p in props], truth)                                # boxes in the photo's pixels
     assert all(k is not None for k in found)
     # the stored crop is what the set's prototypes are made from: the classifier must read it as it proposed

@@ -5,7 +5,8 @@ kind once. Embeddings of those few crops (from the shipped classifier, under qua
 are stored as labelled prototypes; at reading time the nearest prototype names the tile. No training run, so
 it takes seconds on a 2-core CPU, and a new set never disturbs the shipped model.
 
-Steps (``mahj enroll`` drives them): ``propose`` reads each photo as ``vision.photo`` reads photos and writes
+Steps (``mahj enroll`` drives them): ``propose`` reads each photo as ``TileModel.detect`` reads every image (square
+pixels: a photo read squeezed stored squeezed crops and made the set read worse, issue 29) and writes
 ``labels.tsv`` + crops into the set folder; the user edits the ``code`` column (``-`` drops a row); ``apply``
 checks the file and writes ``prototypes.npz`` and ``set.json``. ``TileModel.load(set_folder)`` then reads with
 the set.
@@ -25,7 +26,6 @@ import numpy as np
 
 from engine.tiles import TILES, TileError, parse_tiles
 
-from .photo import read_photo
 from .tile_model import CLASSIFIER_SIZE, SET_FILE, Prototypes, StaleSetError, TileModel, crop_square
 
 LABELS_FILE = "labels.tsv"
@@ -54,13 +54,11 @@ def propose(model: TileModel, images: list[tuple[str, np.ndarray]], folder: Path
     crops_dir.mkdir(parents=True, exist_ok=True)
     props: list[Proposal] = []
     for name, img in images:
-        reading = read_photo(model, img)
-        for d in reading.detections:
+        for d in model.detect(img):
             if d.face != "up":
                 continue
             crop_name = f"{len(props):04d}.png"
-            # cut where the classifier read it: from the photo at the aspect it was read at
-            crop = crop_square(reading.image, reading.in_image(d), CLASSIFIER_SIZE * 2)
+            crop = crop_square(img, d.box, CLASSIFIER_SIZE * 2)
             cv2.imwrite(str(crops_dir / crop_name), crop)
             props.append(Proposal(crop_name, name, d.box, d.tile or "-", d.tile_score or 0.0))
     with (folder / LABELS_FILE).open("w", newline="") as f:

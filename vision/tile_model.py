@@ -110,7 +110,8 @@ class TileModelError(RuntimeError):
 
 @dataclass(frozen=True)
 class Detection:
-    """One tile in a frame. ``tile`` is set for face-up tiles the classifier could read, else None."""
+    """One tile in a frame. ``tile`` is set for face-up tiles (their likeliest kind; ``tile_score`` says how sure,
+    calibrated on held-out real photos), None for face-down ones."""
 
     box: tuple[float, float, float, float]
     face: str
@@ -644,7 +645,12 @@ class TileModel:
 
     def read_faces(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
                     ) -> list[Detection]:
-        """Detections for these boxes, the face-up ones read by the classifier in one batch."""
+        """Detections for these boxes, the face-up ones read by the classifier in one batch.
+
+        A face-up box the classifier reads as "not a tile" is dropped: on real photos the detector boxes book
+        spines, LED digits and fingers that the classifier, which learnt "not a tile" from real backgrounds,
+        knows are none (held-out real photos, bench/eval_real.py: unseen sets' precision 0.833 -> 0.876,
+        recall 0.932 -> 0.930; seen sets' precision 0.985 -> 0.988)."""
         up = np.nonzero(cls == 0)[0]
         reads: dict[int, tuple[str, float, tuple[str, ...]]] = {}
         if len(up):
@@ -658,7 +664,8 @@ class TileModel:
             box = tuple(float(v) for v in boxes[i])
             if cls[i] == 0:
                 code, s, alts = reads[i]
-                out.append(Detection(box, "up", None if code == "none" else code, float(scores[i]), s, alts))
+                if code != "none":
+                    out.append(Detection(box, "up", code, float(scores[i]), s, alts))
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
         return out

@@ -1,7 +1,9 @@
 """``mahj detect IMAGE``: every tile in a photo, face up or down, with the code of each face-up tile.
 
-A photo is read at the aspect ratio that suits it (``vision.photo``: exports and screenshots stretch photos out
-of shape); ``--frame`` reads the image as the camera pipeline reads its frames, as it is and once.
+Every image is read as it is, with square pixels, by the same code that reads the camera's frames: a phone photo
+and a camera frame go one way. ``--stretched`` says the image went through an export or a screenshot that
+stretched it out of shape; it is then also read squeezed back along either side (``vision.photo``) and the
+reading that suits it is kept. Searching every photo's aspect misread 12 of 17 ordinary photos (issue 29).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=Path, default=None,
                    help="model folder or enrolled set folder (default: the shipped models)")
     p.add_argument("--set", dest="set_name", default=None, help="name of an enrolled set (see mahj enroll)")
-    p.add_argument("--frame", action="store_true",
-                   help="read the image as a camera frame: at its own aspect ratio only (faster)")
+    p.add_argument("--stretched", action="store_true",
+                   help="the image was stretched out of shape (a square export, a screenshot): also read it "
+                        "squeezed back along either side and keep the reading that suits it (slower)")
     p.set_defaults(func=run)
 
 
@@ -42,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
     except (TileModelError, ValueError) as exc:
         print(f"error: {exc}")
         return 2
-    if args.frame:
-        dets, scale = model.detect(frame), (1.0, 1.0)
-    else:
+    if args.stretched:
         reading = read_photo(model, frame)
         dets, scale = reading.detections, reading.scale
+    else:
+        dets, scale = model.detect(frame), (1.0, 1.0)
     if args.out:
         if not cv2.imwrite(str(args.out), draw_overlay(frame, dets)):
             print(f"error: {args.out}: cannot write the overlay")

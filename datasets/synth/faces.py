@@ -11,6 +11,7 @@ Flowers and Soaps are drawn here with Noto fonts (Debian ``fonts-noto-core``, OF
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +23,8 @@ from PIL import Image, ImageDraw, ImageFont
 from engine.tiles import FLOWER, JOKER, TILES, rank_of, suit_of
 
 ART_DIR = Path(__file__).with_name("art")
-FONT_DIR = Path("/usr/share/fonts/truetype/noto")
+#: Debian's fonts-noto-core; MAHJ_FONT_DIR names another folder with the same files (a machine without them).
+FONT_DIR = Path(os.environ.get("MAHJ_FONT_DIR", "/usr/share/fonts/truetype/noto"))
 #: Face image size in pixels (width, height); tiles are about 23 x 31 mm.
 FACE_W, FACE_H = 150, 200
 #: The style the training data never uses: enrolment is measured on it.

@@ -1,0 +1,304 @@
+"""Every real photo with tile boxes in ``../shared/datasets``, in one catalogue with fixed, committed splits.
+
+Sources (their licences and credits: models/README.md, "Data and credits"):
+
+* ``chinese`` (chinese-mahjong-detection-photos, CC BY 4.0): 856 photos, face labels in 42 classes (flowers and
+  seasons become ``F``). Its SOURCE.md lists what must not be used: stretched strips and squeezed wide shots,
+  pictures from the web (licence unknown, some drawings), and photos that are also in haitaks; all are left out.
+  Roboflow's own split is random per photo, so photos of one sitting landed on both sides. We split by scene:
+  the ivory Hong Kong set (``IMG_2023MMDD_*``) by day, the Facebook photos by the leading photo id (nearby ids
+  are one post), ``hand_*`` and the family/discard strips by Roboflow's folder (their names repeat across
+  folders for different photos). A scene in val or test drops its augmented copies from ``train/``.
+* ``unseen``: two whole Japanese sets no model may learn from. ``IMG_27*`` of chinese (42 top-down photos of a
+  riichi set on an automatic table, with its LED digits and logo) and all 67 frames of leomiura-riichi-table (a
+  player's-eye camera feed; squeezed 16:9 -> 1:1 by its export, read back at 16:9).
+* ``haitaks`` (haitaks-table-photos, CC BY 4.0): boxes without usable classes; its committed split as before.
+
+``python -m datasets.real_photos --write-splits`` rewrites ``splits/real-photos.tsv`` (developers only);
+``python -m datasets.real_photos --export DIR`` writes the training photos as YOLO folders (two classes, all
+boxes face up) and a crops file for the classifier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from datasets.real import HAITAKS, SHARED, SPLITS, read_split, yolo_boxes
+from vision.boxes import iou_matrix
+
+CHINESE = SHARED / "chinese-mahjong-detection-photos"
+LEOMIURA = SHARED / "leomiura-riichi-table"
+JUSTINCHAN = SHARED / "justinchan-tile-crops-extra"
+SPLIT_FILE = SPLITS / "real-photos.tsv"
+#: leomiura's frames are 16:9 camera captures squeezed to 640 x 640: read back at their own shape.
+LEOMIURA_ASPECT = 16 / 9
+#: Share of the Facebook scenes held out for test and for validation.
+TEST_SHARE, VAL_SHARE = 0.25, 0.1
+
+_CHINESE_SUIT = {"sb": "B", "sc": "C", "sd": "D"}
+_CHINESE_HONOUR = {"hwe": "E", "hws": "S", "hww": "W", "hwn": "N", "hdr": "RD", "hdg": "GD", "hdw": "WD"}
+_LEO_SUIT = {"sou": "B", "man": "C", "pin": "D"}
+_LEO_HONOUR = {"ton": "E", "nan": "S", "sya-": "W", "pe-": "N", "chun": "RD", "hatsu": "GD", "haku": "WD"}
+
+
+def chinese_code(name: str) -> str:
+    """Our tile code for a chinese-mahjong class name (``sb3``, ``hdg``, ``bf2``...)."""
+    if name[:2] in _CHINESE_SUIT:
+        return f"{int(name[2])}{_CHINESE_SUIT[name[:2]]}"
+    if name in _CHINESE_HONOUR:
+        return _CHINESE_HONOUR[name]
+    if name[:2] in ("bf", "bs"):
+        return "F"
+    raise ValueError(f"unknown chinese-mahjong class {name!r}")
+
+
+def leomiura_code(name: str) -> str | None:
+    """Our tile code for a leomiura class name (``3_sou``, ``chun``...); None for its junk class ``0``."""
+    if name == "0":
+        return None
+    if "_" in name:
+        n, suit = name.split("_")
+        return f"{int(n)}{_LEO_SUIT[suit]}"
+    return _LEO_HONOUR[name]
+
+
+def _class_names(yaml_path: Path) -> list[str]:
+    """The ``names: [...]`` list of a data.yaml (no YAML library needed for this one line)."""
+    for line in yaml_path.read_text().splitlines():
+        if line.startswith("names:"):
+            return [s.strip().strip("'\"") for s in line.split("[", 1)[1].rsplit("]", 1)[0].split(",")]
+    raise ValueError(f"{yaml_path}: no names list")
+
+
+@dataclass(frozen=True)
+class RealPhoto:
+    """One photo: where it is, its true boxes (x1, y1, x2, y2 in the pixels of ``load``'s image) and their codes
+    (None where the source has no usable class)."""
+
+    source: str
+    path: Path
+    split: str
+    boxes: np.ndarray
+    codes: tuple[str | None, ...]
+    aspect: float = 1.0     # the photo is widened by this to get square pixels back
+
+    def load(self) -> np.ndarray:
+        img = cv2.imread(str(self.path))
+        if img is None:
+            raise FileNotFoundError(self.path)
+        if self.aspect != 1.0:
+            img = cv2.resize(img, (round(img.shape[1] * self.aspect), img.shape[0]), interpolation=cv2.INTER_CUBIC)
+        return img
+
+
+def _listed(path: Path, column: int = 0) -> set[str]:
+    """File stems named in one of chinese's SOURCE lists (``#`` lines are comments)."""
+    out = set()
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            out.add(Path(line.split()[column]).name.removesuffix(".jpg"))
+    return out
+
+
+def _share(key: str) -> float:
+    """A fixed number in [0, 1) for a scene key: the split does not depend on file order or Python's hash."""
+    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 2 ** 32
+
+
+def chinese_scene(stem: str, folder: str) -> str:
+    """The scene a chinese photo belongs to (photos of one scene stay on one side of the split)."""
+    if m := re.match(r"IMG_(2023\d{4})_", stem):
+        return f"ivory-{m.group(1)}"
+    if stem.startswith("IMG_27"):
+        return "unseen-riichi"
+    if m := re.match(r"(\d{6,})_\d+_\d+_n", stem):
+        return f"fb-{int(m.group(1)) // 20000}"
+    return f"{folder}-{stem.split('_jpg')[0].split('_png')[0]}"
+
+
+#: The ivory set's days: held out for test and validation (all of them in Roboflow's val/test folders).
+IVORY_TEST_DAYS = ("ivory-20231217", "ivory-20231219")
+IVORY_VAL_DAYS = ("ivory-20231224",)
+
+
+def chinese_split(scene: str, folder: str) -> str | None:
+    """train / val / test / unseen for a scene seen in a Roboflow folder; None: left out (a held-out scene's
+    augmented copy in ``train/``)."""
+    if scene == "unseen-riichi":
+        return "unseen"
+    if scene in IVORY_TEST_DAYS:
+        held = "test"
+    elif scene in IVORY_VAL_DAYS:
+        held = "val"
+    elif scene.startswith("ivory-"):
+        held = "train"
+    elif scene.startswith("fb-"):
+        u = _share(scene)
+        held = "test" if u < TEST_SHARE else "val" if u < TEST_SHARE + VAL_SHARE else "train"
+    else:
+        held = {"train": "train", "valid": "val", "test": "test"}[folder]
+    if folder == "train" and held != "train":
+        return None
+    return held
+
+
+def write_split_file() -> None:
+    """Decide every real photo's split once and commit it: ``source``, path under ../shared/datasets, split."""
+    bad = _listed(CHINESE / "distorted_images.txt", 1) | _listed(CHINESE / "web_images.txt") \
+        | _listed(CHINESE / "overlap_with_haitaks.txt")
+    bad.add(next(p.stem for p in (CHINESE / "yolo" / "test" / "images").glob("387322686_*")))  # = a train photo
+    rows = []
+    for folder in ("train", "valid", "test"):
+        for img in sorted((CHINESE / "yolo" / folder / "images").glob("*.jpg")):
+            if img.stem in bad or img.stem.startswith("Screenshot"):
+                continue
+            split = chinese_split(chinese_scene(img.stem, folder), folder)
+            if split:
+                rows.append(("chinese", img.relative_to(SHARED).as_posix(), split))
+    for folder in ("train", "valid", "test"):
+        for img in sorted((LEOMIURA / "yolo" / folder / "images").glob("*.jpg")):
+            rows.append(("leomiura", img.relative_to(SHARED).as_posix(), "unseen"))
+    for split, folder in (("train", "train"), ("test", "valid")):
+        for name in read_split(f"haitaks-{split}"):
+            rows.append(("haitaks", (HAITAKS / folder / "images" / name).relative_to(SHARED).as_posix(), split))
+    with SPLIT_FILE.open("w", newline="") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n")
+        w.writerow(("source", "path", "split"))
+        w.writerows(rows)
+
+
+def _label_path(img: Path) -> Path:
+    return img.parent.parent / "labels" / (img.stem + ".txt")
+
+
+def _labelled(label: Path, names: list[str] | None, code_of) -> tuple[list[tuple[float, ...]], list[str | None]]:
+    """Normalised boxes and codes of a YOLO label file (codes None without class names)."""
+    text = label.read_text() if label.exists() else ""
+    boxes, codes = [], []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.split():
+            continue
+        box = yolo_boxes(line, f"{label}:{n}")[0]
+        code = code_of(names[int(line.split()[0])]) if names else None
+        if names and code is None:
+            continue            # a junk class
+        boxes.append(box)
+        codes.append(code)
+    return boxes, codes
+
+
+def photos(splits: tuple[str, ...] = ("train", "val", "test", "unseen"),
+           sources: tuple[str, ...] = ("chinese", "leomiura", "haitaks")) -> Iterator[RealPhoto]:
+    """The catalogue's photos of these splits and sources, in the split file's order."""
+    names = {"chinese": _class_names(CHINESE / "yolo" / "data.yaml"),
+             "leomiura": _class_names(LEOMIURA / "yolo" / "data.yaml"), "haitaks": None}
+    code_of = {"chinese": chinese_code, "leomiura": leomiura_code, "haitaks": None}
+    with SPLIT_FILE.open(newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["split"] not in splits or row["source"] not in sources:
+                continue
+            path = SHARED / row["path"]
+            boxes, codes = _labelled(_label_path(path), names[row["source"]], code_of[row["source"]])
+            h, w = cv2.imread(str(path)).shape[:2] if boxes else (1, 1)
+            aspect = LEOMIURA_ASPECT if row["source"] == "leomiura" else 1.0
+            w = w * aspect
+            b = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
+                          for cx, cy, bw, bh in boxes], np.float32).reshape(-1, 4)
+            # haitaks lists some tiles two or three times with the same box: one tile, one box.
+            _, first = np.unique(np.round(b, 1), axis=0, return_index=True)
+            keep = np.sort(first)
+            yield RealPhoto(row["source"], path, row["split"], b[keep], tuple(codes[i] for i in keep), aspect)
+
+
+def justinchan_crops() -> tuple[list[np.ndarray], list[str]]:
+    """The 72 tight real crops of justinchan (two Hong Kong sets), held out whole, and their codes."""
+    from datasets.real import camerash_code
+
+    imgs, codes = [], []
+    with (JUSTINCHAN / "data.csv").open(newline="", encoding="utf-8-sig") as f:
+        for row in csv.DictReader(f):
+            img = cv2.imread(str(JUSTINCHAN / "images" / row["image-name"]))
+            if img is not None:
+                imgs.append(img)
+                codes.append(camerash_code(row["label-name"].replace("dot-", "dots-")))
+    return imgs, codes
+
+
+def export_yolo(out: Path, split: str, down: Callable[[np.ndarray], np.ndarray] | None = None,
+                long_side: int = 512, quality: int = 80) -> int:
+    """Write a split's photos as a YOLO folder: ``images``, ``labels`` (class 0 face up, 1 face down) and
+    ``codes`` (each label line's tile code, ``-`` where the source has none, ``down`` for a back), each photo
+    re-encoded at ``long_side`` (it travels to a GPU machine under a size limit). The photos label face-up tiles
+    only; ``down(image)`` may give boxes of backs to add (``pseudo_down``), so that the backs in them are not
+    taught as background. Returns the photo count."""
+    for sub in ("images", "labels", "codes"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    n = 0
+    for k, ph in enumerate(tqdm(list(photos((split,))), desc=f"export {split}", unit="photo")):
+        img = ph.load()
+        h, w = img.shape[:2]
+        backs = down(img) if down is not None else np.zeros((0, 4), np.float32)
+        if len(backs) and len(ph.boxes):
+            backs = backs[iou_matrix(backs, ph.boxes).max(axis=1) < 0.2]
+        r = min(1.0, long_side / max(h, w))
+        small = cv2.resize(img, (round(w * r), round(h * r)), interpolation=cv2.INTER_AREA) if r < 1 else img
+        stem = f"{ph.source}-{split}-{k:04d}"
+        cv2.imwrite(str(out / "images" / f"{stem}.jpg"), small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        rows, codes = [], []
+        for face, boxes, names in ((0, ph.boxes, ph.codes), (1, backs, ("down",) * len(backs))):
+            for (x1, y1, x2, y2), code in zip(boxes, names, strict=True):
+                rows.append(f"{face} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
+                            f"{(y2 - y1) / h:.6f}")
+                codes.append(code or "-")
+        (out / "labels" / f"{stem}.txt").write_text("".join(r + "\n" for r in rows))
+        (out / "codes" / f"{stem}.txt").write_text("".join(c + "\n" for c in codes))
+        n += 1
+    return n
+
+
+def pseudo_down(min_score: float = 0.6) -> Callable[[np.ndarray], np.ndarray]:
+    """Boxes of tile backs as the shipped model sees them, surer than ``min_score``."""
+    from vision.tile_model import TileModel
+
+    model = TileModel.load()
+
+    def down(img: np.ndarray) -> np.ndarray:
+        dets = [d for d in model.detect(img) if d.face == "down" and d.score >= min_score]
+        return np.array([d.box for d in dets], np.float32).reshape(-1, 4)
+
+    return down
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="the real-photo catalogue: fixed splits, YOLO export")
+    ap.add_argument("--write-splits", action="store_true", help="rewrite datasets/splits/real-photos.tsv")
+    ap.add_argument("--export", type=Path, help="write the train and val splits as YOLO folders under this one")
+    ap.add_argument("--no-pseudo-down", action="store_true", help="add no boxes of backs from the shipped model")
+    a = ap.parse_args()
+    if a.write_splits:
+        write_split_file()
+    counts: dict[tuple[str, str], list[int]] = {}
+    for ph in photos():
+        c = counts.setdefault((ph.source, ph.split), [0, 0])
+        c[0] += 1
+        c[1] += len(ph.boxes)
+    for (source, split), (n, boxes) in sorted(counts.items()):
+        print(f"{source:9s} {split:7s} {n:4d} photos {boxes:6d} boxes")
+    if a.export:
+        down = None if a.no_pseudo_down else pseudo_down()
+        for split in ("train", "val"):
+            print(f"{export_yolo(a.export / split, split, down)} {split} photos -> {a.export / split}")
+
+
+if __name__ == "__main__":
+    main()
