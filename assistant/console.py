@@ -48,6 +48,8 @@ def describe_ruling(r: Any, name: Any) -> str:
         return f"settlement: {pays}"
     if k in ("dead_hand", "mahjong_in_error", "rejected"):
         return f"{k.replace('_', ' ')}: {who} {d.get('reason', '')}".replace("  ", " ")
+    if k in ("correction_preview", "correction_pending", "correction_cancelled"):
+        return f"CORRECTION: {d.get('message', '')}"
     if k == "question":
         return f"QUESTION #{d.get('id')}: {question_text(d, name)} [y / n at the keyboard]"
     if k in ("help", "help_cleared"):

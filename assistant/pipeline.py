@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.corrections import PENDING_SECONDS, ends_or_restarts, what_changes
 from assistant.display.state import TableView
 from assistant.observations import WallEnds, convert
 from assistant.questions import question_for, trusted
@@ -75,6 +76,7 @@ class Assistant:
         self._last_notice: tuple[tuple, float] = ((), -1e9)
         self._press_claims: dict[int, tuple[int, rev.Claim]] = {}  # seat -> (first contact ms, that press's claim)
         self.join: dict | None = None  # {east, turn, wall} (None: not known): the first game is joined in progress
+        self.pending: tuple[dict, float] | None = None  # a correction that would end or restart a game: (request, t)
 
     def name(self, seat: int | None) -> str:
         return self.view.name(seat)
@@ -182,7 +184,8 @@ class Assistant:
         """Thread-safe: queue a checked correction (see display.app.check_correction) for the pipeline thread."""
         self.inbox.put({"source": "display"} | correction)
         what = {"undo": "Undo", "fix_tile": f"Correction to {correction.get('tile')}",
-                "claim": "Claim", "answer": "Answer", "join": "What you said of the game"}[correction["action"]]
+                "claim": "Claim", "answer": "Answer", "join": "What you said of the game", "ok": "OK",
+                "cancel": "Cancel"}[correction["action"]]
         return {"message": f"{what} received."}
 
     def handle_requests(self) -> None:
@@ -213,10 +216,16 @@ class Assistant:
                 return
             if "press_ms" in c and c["action"] == "undo" and not self._withdraw_press_claim(c):
                 continue
+            if c["action"] in ("ok", "cancel"):
+                c = self._take_pending(c)
+                if c is None:
+                    continue
             event = self.correction_event(c)
             if event is None:
                 what = "no open question to answer" if c["action"] == "answer" else "nothing to correct yet"
                 self.notice(Ruling("help", self.t, None, {"message": what}))
+                continue
+            if isinstance(event, rev.Correction) and not self._said_first(event, c):
                 continue
             self.apply(event, source=c["source"])
             taken = bool(self.referee.events) and self.referee.events[-1] is event
@@ -232,6 +241,7 @@ class Assistant:
             return True
         if self.referee.events[-1] is claim:
             self.apply(rev.Correction(self.t, "undo"), source="board")
+            hold["withdrawn"] = True  # the gesture's own undo: the next one takes back a move, not this one
             return True
         self.notice(Ruling("help", self.t, hold["seat"], {
             "message": f"{self.name(hold['seat'])}'s button was held while play went on: nothing undone "
@@ -241,8 +251,9 @@ class Assistant:
     def correction_event(self, c: dict) -> rev.Event | None:
         """The referee event for a person's request: undo, replace the last discard's tile, a claim, or an answer
         to an open question (the one numbered, else the newest about the seat, else the newest)."""
-        if c["action"] == "undo":
-            return rev.Correction(self.t, "undo")
+        if c["action"] == "undo":  # the last thing people saw: a correction (or answer) if it came after the event
+            revert = self.referee.can_revert() and not c.get("withdrawn")
+            return rev.Correction(self.t, "revert" if revert else "undo")
         if c["action"] == "join":
             return rev.Join(self.t, c.get("east"), c.get("turn"), c.get("wall"))
         if c["action"] == "answer":
@@ -256,6 +267,34 @@ class Assistant:
                 fixed = rev.to_json(old) | {"tile": c["tile"]}
                 return rev.Correction(self.t, "fix", index=index, event=fixed)
         return None
+
+    def _said_first(self, event: rev.Correction, c: dict) -> bool:
+        """Say what a correction will change before it applies (True: apply it now). One that would end or restart
+        a game waits for an ok (keyboard ``ok``, the display's Apply) instead: False."""
+        rulings, after = self.referee.preview(event)
+        corrected = next((r for r in rulings if r.kind == "corrected"), None)
+        if corrected is None:  # refused: applying it shows why, and changes nothing
+            return True
+        before = self.referee.snapshot()
+        text = what_changes(event.action, corrected.data.get("event"), before, after, self.name)
+        if ends_or_restarts(before, after) and not c.get("ok"):
+            self.pending = (c, self.t)
+            self.notice(Ruling("correction_pending", self.t, None, {
+                "message": f"{text} Type ok (or press Apply on the display) to do it; cancel to leave it."}))
+            return False
+        self.notice(Ruling("correction_preview", self.t, None, {"message": text}))
+        return True
+
+    def _take_pending(self, c: dict) -> dict | None:
+        """The correction an ok applies (None: cancelled, or nothing waits)."""
+        pending, self.pending = self.pending, None
+        if pending is None or self.t - pending[1] > PENDING_SECONDS:
+            self.notice(Ruling("help", self.t, None, {"message": "no correction is waiting for an ok"}))
+            return None
+        if c["action"] == "cancel":
+            self.notice(Ruling("correction_cancelled", self.t, None, {"message": "Correction left undone."}))
+            return None
+        return pending[0] | {"ok": True, "source": c["source"]}
 
     # --- resume -------------------------------------------------------------------------------------------
     def resume(self, records: Iterable[dict]) -> int:

@@ -96,6 +96,8 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
         return Announcement(f"Not allowed: {data.get('reason', '')}", VERBOSE, "rejected")
     if kind == "help":  # the camera or the pipeline asks a person to look
         return Announcement(f"Please check: {data.get('message', 'the table')}", QUIET, "help")
+    if kind in ("correction_preview", "correction_pending"):  # what a correction changes, before it does
+        return Announcement(str(data.get("message", "")), QUIET if kind == "correction_pending" else NORMAL, "help")
     if kind == "question":  # a penalty on the camera's evidence alone waits for a person
         return Announcement(question_text(data, name), QUIET, "help")
     return None

@@ -118,8 +118,9 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
     return assistant
 
 
-KEY_HELP = ("keys: u = undo last ruling | f TILE = the last discard was really TILE | c SEAT [mj] = claim for "
-            "seat 0-3 (East South West North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the "
+KEY_HELP = ("keys: u = undo the last thing (a correction, else the last ruling) | ok / cancel = do / leave a "
+            "correction that ends or restarts a game | f TILE = the last discard was really TILE | c SEAT [mj] = "
+            "claim for seat 0-3 (East South West North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the "
             "newest, or number ID) | east SEAT / turn SEAT / wall N = a game joined in progress: who is East, whose "
             "turn it is, wall tiles left | h = this help")
 
@@ -133,8 +134,8 @@ def parse_key_command(line: str) -> dict | str:
         return ""
     cmd, rest = words[0].lower(), words[1:]
     try:
-        if cmd in ("u", "undo"):
-            return check_correction({"action": "undo"})
+        if cmd in ("u", "undo", "ok", "cancel"):
+            return check_correction({"action": "undo" if cmd == "u" else cmd})
         if cmd in ("y", "yes", "n", "no"):
             index = int(rest[0]) if rest and rest[0].isdigit() else None
             if rest and index is None:

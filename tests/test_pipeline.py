@@ -199,6 +199,9 @@ def test_corrections_fix_the_last_discard_and_undo():
     a.handle_requests()
     assert a.referee.seats[1].discards == ["9B"]
     assert a.display.snapshots[-1]["discard"]["tile"] == "9B"
+    a.request({"action": "undo"})  # the last thing shown was the correction: it is taken back first
+    a.handle_requests()
+    assert a.referee.seats[1].discards == ["8B"]
     a.request({"action": "undo"})
     a.handle_requests()
     assert a.referee.seats[1].discards == [] and a.referee.window is None
@@ -211,6 +214,9 @@ def test_undoing_a_mahjong_takes_it_off_the_display():
     a.observe(game_observations())
     assert a.display.snapshots[-1]["mahjong"]["ok"] and a.display.snapshots[-1]["payments"]
     a.request({"action": "undo"})  # the hand was laid down too soon
+    a.handle_requests()
+    assert a.display.snapshots[-1]["pending"] and a.referee.stage.value == "over"  # that takes an ok
+    a.request({"action": "ok"})
     a.handle_requests()
     last = a.display.snapshots[-1]
     assert last["mahjong"] is None and last["payments"] is None and a.referee.stage.value == "play"

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 STATIC = resources.files("assistant.display") / "static"
 
 #: What a correction request may carry (checked here so the pipeline only ever sees clean requests).
-CORRECTIONS = ("undo", "fix_tile", "claim", "answer", "join")
+CORRECTIONS = ("undo", "fix_tile", "claim", "answer", "join", "ok", "cancel")
 
 
 def check_correction(body: Any) -> dict:
@@ -44,8 +44,8 @@ def check_correction(body: Any) -> dict:
     if not isinstance(body, dict) or body.get("action") not in CORRECTIONS:
         raise ValueError(f"action must be one of {', '.join(CORRECTIONS)}")
     action = body["action"]
-    if action == "undo":
-        return {"action": "undo"}
+    if action in ("undo", "ok", "cancel"):
+        return {"action": action}
     if action == "join":
         out: dict = {"action": "join"}
         for key, message in (("east", "east must be 0 (East) .. 3 (North)"), ("turn", "turn must be 0 .. 3"),

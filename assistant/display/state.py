@@ -67,6 +67,7 @@ class TableView:
         self.balances: dict | None = None
         self.help: str = ""
         self.question: dict | None = None  # the open question the camera's evidence raised (engine/referee/doubt.py)
+        self.pending = ""  # a correction that would end or restart a game, waiting for an ok (assistant/corrections.py)
         self.status: str = "Waiting for the game to start"
         self.log: deque[str] = deque(maxlen=12)
         self.last_announcement = ""
@@ -149,6 +150,9 @@ class TableView:
             self._say(f"Please check: {self.help}" if self.help else "")
         elif kind == "help_cleared":
             self.help = ""
+        elif kind in ("correction_preview", "correction_pending", "correction_cancelled"):
+            self.pending = str(data.get("message", "")) if kind == "correction_pending" else ""
+            self._say(str(data.get("message", "")))
         elif kind == "question":
             self.question = {"id": data.get("id"), "seat": seat, "until": data.get("until"),
                              "text": question_text(data, self.name)}
@@ -167,6 +171,7 @@ class TableView:
                 self.sync(data["state"])
             self.log.appendleft(f"Confirmed by a person: question {data.get('id')}")
         elif kind == "corrected":
+            self.pending = ""
             if isinstance(data.get("state"), dict):
                 self.sync(data["state"])
             self.log.appendleft(f"Corrected ({data.get('action')}): the game was replayed")
@@ -249,6 +254,6 @@ class TableView:
                       for t, n in sorted(self.floor.items(), key=lambda kv: INDEX.get(kv[0], len(INDEX))) if n > 0],
             "floor_total": sum(self.floor.values()),
             "seats": self.seats, "mahjong": self.mahjong, "payments": self.payments, "balances": self.balances,
-            "help": self.help, "question": self.question, "status": self.status, "log": list(self.log),
-            "announce": self.last_announcement,
+            "help": self.help, "question": self.question, "pending": self.pending, "status": self.status,
+            "log": list(self.log), "announce": self.last_announcement,
         }

@@ -94,14 +94,17 @@ class Doubt:
         asked = [q for q in self.questions if q.index == e.index]
         if not asked or not isinstance(e.t, int | float) or e.t > asked[0].until:
             raise Rejected(f"no open question {e.index} (answered, or dropped once play went on or time ran out)")
+        before = (list(self.events), list(self.trusted), set(self.dismissed))
         self.questions = [q for q in self.questions if q.index != e.index]
         seat = asked[0].seat
         if not e.confirmed:
+            self._remember(*before)
             self.dismissed.add(e.index)
             return [Ruling("question_dropped", e.t, seat, {"id": e.index, "reason": "answered no"})]
         trusted = list(self.trusted)
         trusted[e.index] = True
         replayed = self._replay(list(self.events), trusted)
+        self._remember(*before)
         penalties = [r for rulings in replayed[e.index:] for r in rulings if r.kind in PENALTY_RULINGS]
         return ([Ruling("confirmed", e.t, seat, {"id": e.index, "penalties": [q.penalty for q in asked],
                                                  "state": self.snapshot()})]

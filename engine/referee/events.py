@@ -227,8 +227,9 @@ class SeatChange:
 
 @dataclass(frozen=True)
 class Correction:
-    """Fix the record. ``action``: "undo" (drop the last game event) or "fix" (replace event number ``index``,
-    0-based among the game events, with ``event``); the referee replays from the start."""
+    """Fix the record. ``action``: "undo" (drop the last game event), "fix" (replace event number ``index``,
+    0-based among the game events, with ``event``) or "revert" (take back the last correction or answer, when
+    no game event came after it); the referee replays from the start."""
 
     t: float
     action: str

@@ -48,6 +48,8 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         self.trusted: list[bool] = []  # per event: a person's evidence (True) or the camera's (engine/referee/doubt.py)
         self.trusting = True  # the trust of the event being ruled on
         self.dismissed: set[int] = set()  # events whose question a person answered no
+        self.history: list[tuple[list[ev.Event], list[bool], set[int], ev.Event | None]] = []  # before each
+        # correction or answer: (events, trusted, dismissed) and the last event after it, for "revert"
         self.balances = {s: profile.rules.starting_balance for s in range(players)}
         self.pivot: int | None = None  # chair of the original East ("Pivot")
         self.next_east = 0
@@ -168,7 +170,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         d["wrong_exchanges"], d["outs"] = list(self.wrong_exchanges), list(self.outs)
         d["survivor_due"] = None if self.survivor_due is None else dict(self.survivor_due)
         d["questions"], d["doubted"], d["challenges"] = list(self.questions), set(self.doubted), list(self.challenges)
-        d["dismissed"] = set(self.dismissed)
+        d["dismissed"], d["history"] = set(self.dismissed), list(self.history)
         return d
 
     def _restore(self, saved: dict[str, Any]) -> None:
@@ -219,9 +221,38 @@ class Referee(CharlestonRules, GameEnding, Doubt):
 
     # --- corrections ------------------------------------------------------------------------------------
 
+    def preview(self, event: ev.Correction | ev.Answer) -> tuple[list[Ruling], dict[str, Any]]:
+        """What a correction or an answer would rule and leave (a snapshot), without applying it: so a person is
+        told what it changes before it does."""
+        scratch = object.__new__(Referee)
+        scratch.__dict__.update(self._save())
+        scratch.card, scratch.profile = self.card, self.profile
+        scratch.events, scratch.trusted = list(self.events), list(self.trusted)
+        return scratch.apply(event), scratch.snapshot()
+
+    def can_revert(self) -> bool:
+        """Whether the last thing done was a correction or an answer (no game event since), which "revert"
+        takes back."""
+        return bool(self.history) and self.history[-1][3] is (self.events[-1] if self.events else None)
+
+    def _remember(self, events: list[ev.Event], trusted: list[bool], dismissed: set[int]) -> None:
+        self.history.append((events, trusted, dismissed, self.events[-1] if self.events else None))
+
     def _correct(self, e: ev.Correction) -> list[Ruling]:
         t = float(e.t) if isinstance(e.t, int | float) else 0.0
         log, trusted = list(self.events), list(self.trusted)
+        before = (list(log), list(trusted), set(self.dismissed))
+        if e.action == "revert":
+            if not self.can_revert():
+                return [Ruling("rejected", t, None, {"reason": "no correction to take back (play went on since)",
+                                                     "event": ev.to_json(e)})]
+            log, trusted, self.dismissed, _ = self.history.pop()
+            replayed = self._replay(log, trusted)
+            return [Ruling("corrected", t, None, {"action": "revert", "index": None, "event": None,
+                                                  "dropped": sum(any(r.kind == "rejected" for r in rs)
+                                                                 for rs in replayed),
+                                                  "state": self.snapshot()}),
+                    Ruling("turn", t, self.turn, {"seat": self.turn})]
         if e.action == "undo":
             if not log:
                 return [Ruling("rejected", t, None, {"reason": "nothing to undo", "event": ev.to_json(e)})]
@@ -243,9 +274,10 @@ class Referee(CharlestonRules, GameEnding, Doubt):
             changed = ev.to_json(replacement)
             log[index] = replacement
         else:
-            return [Ruling("rejected", t, None, {"reason": f"unknown correction {e.action!r} (undo or fix)",
+            return [Ruling("rejected", t, None, {"reason": f"unknown correction {e.action!r} (undo, fix or revert)",
                                                  "event": ev.to_json(e)})]
         replayed = self._replay(log, trusted)
+        self._remember(*before)
         dropped = sum(any(r.kind == "rejected" for r in rulings) for rulings in replayed)
         return [Ruling("corrected", t, None, {"action": e.action, "index": index, "event": changed,
                                               "dropped": dropped, "state": self.snapshot()}),
@@ -255,7 +287,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         """Rebuild the state from ``log`` (each event with its trust; answers given no stay answered); returns
         the rulings of every event. A fixed event keeps the trust of the one it replaces."""
         fresh = Referee(self.card, self.profile, self.players)
-        fresh.dismissed = set(self.dismissed)
+        fresh.dismissed, fresh.history = set(self.dismissed), list(self.history)
         replayed = [fresh.apply(old, trusted=trust) for old, trust in zip(log, trusted, strict=True)]
         self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k not in ("card", "profile")})
         return replayed

@@ -67,6 +67,8 @@ function render(s) {
   $("question").hidden = !q;
   $("question-text").textContent = q ? q.text : "";
   questionId = q ? q.id : null;
+  $("pending").hidden = !s.pending;
+  $("pending-text").textContent = s.pending || "";
   const help = $("help");
   help.hidden = !s.help;
   help.textContent = s.help ? `Please check: ${s.help}` : "";
@@ -110,6 +112,8 @@ let questionId = null;
 
 function setup() {
   $("answer-yes").addEventListener("click", () => sendCorrection({ action: "answer", id: questionId, confirmed: true }));
+  $("pending-ok").addEventListener("click", () => sendCorrection({ action: "ok" }));
+  $("pending-cancel").addEventListener("click", () => sendCorrection({ action: "cancel" }));
   $("answer-no").addEventListener("click", () => sendCorrection({ action: "answer", id: questionId, confirmed: false }));
   $("fix-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
   $("claim-seat").innerHTML = ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
