@@ -38,6 +38,7 @@ import cv2  # noqa: E402
 from datasets import real_photos  # noqa: E402
 from engine.tiles import TILES  # noqa: E402
 from vision.boxes import iou_matrix  # noqa: E402
+from vision.photo import read_photo  # noqa: E402
 from vision.tile_model import Detection, TileModel  # noqa: E402
 
 BANDS = ((0, 20, "<20"), (20, 40, "20-40"), (40, 100, "40-100"), (100, 1e9, ">100"))
@@ -144,8 +145,11 @@ def scaled(img: np.ndarray, boxes: np.ndarray, s: float) -> tuple[np.ndarray, np
 
 
 def evaluate(reader: Reader, scales: tuple[float, ...], limit: int | None, desc: str,
-             splits: tuple[str, ...] = ("test", "unseen")) -> dict[str, Report]:
-    """One report per split ("test": sets seen in training, "unseen": sets never seen)."""
+             splits: tuple[str, ...] = ("test", "unseen"), stretched_reader: Reader | None = None
+             ) -> dict[str, Report]:
+    """One report per split ("test": sets seen in training, "unseen": sets never seen). Photos a square export
+    stretched out of shape (``RealPhoto.stretched``) are reported apart, read by ``stretched_reader`` if given
+    (``mahj detect --stretched``), else as the others."""
     reports = {s: Report() for s in splits}
     items = [p for p in real_photos.photos(splits) if len(p.boxes)]
     if limit:
@@ -155,9 +159,10 @@ def evaluate(reader: Reader, scales: tuple[float, ...], limit: int | None, desc:
         for s in scales:
             img, truth = scaled(base, ph.boxes, s)
             t0 = time.perf_counter()
-            dets = reader(img)
+            dets = (stretched_reader or reader)(img) if ph.stretched else reader(img)
             reports[ph.split].seconds.append(time.perf_counter() - t0)
-            reports[ph.split].add(ph.source, dets, truth, ph.codes)
+            source = f"{ph.source}-stretched" if ph.stretched else ph.source
+            reports[ph.split].add(source, dets, truth, ph.codes)
     return reports
 
 
@@ -191,20 +196,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="model folder (default: the shipped models)")
     ap.add_argument("--reader", choices=("detect", "photo"), default="detect",
-                    help="detect: TileModel.detect; photo: vision.photo.read_photo (the aspect search)")
+                    help="detect: TileModel.detect, as mahj detect reads an image; photo: every photo read with "
+                         "the aspect search of --stretched (vision.photo.read_photo)")
     ap.add_argument("--scales", type=float, nargs="+", default=[1.0])
     ap.add_argument("--limit", type=int, default=None, help="about this many photos per run (quick checks)")
     ap.add_argument("--steps", action="store_true", help="detect with each step off in turn")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     model = TileModel.load(a.models)
-    runs: dict[str, Callable[[], Reader]] = {"shipped path": lambda: _reader(model, a.reader)}
+    runs: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
+        "shipped path": lambda: _reader(model, a.reader)}
     if a.steps:
-        runs |= step_variants(model, a.models)
+        runs |= step_variants(model)
     out = {}
     for name, make in runs.items():
         with make() as reader:
-            reports = evaluate(reader, tuple(a.scales), a.limit, name)
+            reports = evaluate(reader, tuple(a.scales), a.limit, name,
+                               stretched_reader=lambda img: read_photo(model, img).detections)
         print_table(f"{name} ({a.models or 'shipped models'}; scales {a.scales})", reports)
         out[name] = {s: r.to_json() for s, r in reports.items()}
     if a.json:
@@ -215,42 +223,27 @@ def main() -> None:
 @contextlib.contextmanager
 def _reader(model: TileModel, kind: str) -> Iterator[Reader]:
     if kind == "photo":
-        from vision.photo import read_photo
-
         yield lambda img: read_photo(model, img).detections
     else:
         yield model.detect
 
 
-def step_variants(model: TileModel, models: Path | None) -> dict[str, Callable[[], contextlib.AbstractContextManager]]:
-    """``detect`` with one step off each: the steps it gained on renders, to be judged on real photos."""
+def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.AbstractContextManager]]:
+    """``detect`` with one step off each, to be judged on real photos (a step that does not help there goes)."""
     from vision import tile_model as tm
 
-    plain = TileModel.load(models, refine=False)
-
     @contextlib.contextmanager
-    def with_patch(obj: object, name: str, value: object, reader: Reader = model.detect) -> Iterator[Reader]:
-        with patched(obj, name, value):
-            yield reader
-
-    @contextlib.contextmanager
-    def no_closeup(m: TileModel) -> Iterator[Reader]:
-        with patched(m, "_closeup_path", None), patched(m, "closeup_conf", (m.up_conf, m.conf)):
-            yield m.detect
-
-    @contextlib.contextmanager
-    def no_sizes(m: TileModel) -> Iterator[Reader]:
-        with patched(tm, "_other_size", lambda boxes, r: None):
-            yield m.detect
+    def off(*patches: tuple[object, str, object]) -> Iterator[Reader]:
+        with contextlib.ExitStack() as stack:
+            for obj, name, value in patches:
+                stack.enter_context(patched(obj, name, value))
+            yield model.detect
 
     return {
-        "no mirror image": lambda: with_patch(tm, "DETECT_MIRRORS", ((),)),
-        "no look along rows": lambda: with_patch(tm, "BESIDE_FROM", 2.0),
-        "no eight-view settling": lambda: with_patch(tm, "SETTLE_PASSES", 0),
-        "no close-up detector": lambda: no_closeup(model),
-        "no second size": lambda: no_sizes(model),
-        "no refiner (detector + classifier)": lambda: with_patch(tm, "JUDGE_FROM", 0.01, plain.detect),
-        "no refiner, no close-up detector": lambda: no_closeup(plain),
+        "no close-up detector": lambda: off((model, "_closeup_path", None),
+                                            (model, "closeup_conf", (model.up_conf, model.conf))),
+        "no second size (one reading at 512)": lambda: off((tm, "_other_size", lambda boxes, r: None)),
+        "no second look at unsure faces": lambda: off((tm, "SECOND_LOOK", 0.0)),
     }
 
 

@@ -1,26 +1,19 @@
-"""Figures for the tile model (issue 6), all measured on the shipped ONNX files through ``vision.tile_model``.
+"""Figures for the tile model, all measured on model files through ``vision.tile_model`` (issue 29: real first).
 
-    python bench/eval_tile_model.py [--synth datasets/rendered/synth] [--json out.json] [--quick] [--only PART ..]
+    python bench/eval_tile_model.py [--models DIR] [--baseline DIR] [--synth datasets/rendered/synth]
+                                    [--json out.json] [--quick] [--only PART ..]
 
-1. Synthetic test split: mAP50 and mAP50-95 of face-up / face-down boxes, each frame read as `detect`
-   reads it (`TileModel.frame_boxes`: at the size that suits it, every box judged by the refiner: redrawn, its
-   face and score its); classifier top-1 per class on the true face-up boxes.
-2. Real table photos (held-out haitaks, boxes only, one class), read as ``mahj detect`` reads a photo
-   (``vision.photo.read_photo``): recall and precision at IoU 0.5, and the same for
-   the PyPI package ``mahjong-detector`` in this run if it is importable (install it in a throwaway or the
-   training venv only; it is not a dependency).
-3. Real crops (held-out camerash split): top-1 over our classes.
-4. Speed: median ms per 1280x720 frame with 60 tiles, detector + box refiner (judging every box down to
-   JUDGE_FROM) + classifier, 2 threads, and the ratio to the same frame without the refiner (detector +
-   classifier), measured alternately in the same run.
-5. Enrolment on the held-out style: accuracy before / after enrolling one photo of each tile; and what
+1. Real photos (``bench/eval_real.py``, needs ``../shared``): the held-out test photos of the sets seen in
+   training and two whole sets never seen, each read as ``mahj detect`` reads an image, at 0.5, 1 and 2 x their
+   size: recall, precision and face accuracy per source and tile-size band, worst confusions, ECE. These decide.
+2. Real crops (held-out camerash split, and the justinchan crops of two more sets): top-1 over our classes.
+3. Speed: median ms per 1280x720 frame with 60 tiles (``detect``, 2 threads), and with ``--baseline`` the
+   ratio to another model folder measured alternately in the same run.
+4. Enrolment on the held-out rendered style: accuracy before / after enrolling one photo of each tile; and what
    ``mahj enroll`` proposes from five close-up phone photos of that set (tiles found, proposals already right).
-6. Top-down test split (datasets/synth/topdown.py): mAP50 / mAP50-95 of face-up / face-down boxes on crops of the
-   table rectified to the reader's scale, detected at that scale: the view the table reader gives the detector.
-7. Player's-eye test split (``generate --view player``): the same figures as 1 on frames taken from a player's
-   seat, low and oblique.
-8. Close-up test split (``generate --view closeup``): the same figures on close-up photos of tiles lying in rows,
-   as people photograph a hand laid out or a set to enrol, and as most haitaks photos are taken.
+5. Rendered test splits, a second line: whole camera frames (mAP50 and mAP50-95 of face-up / face-down boxes,
+   classifier top-1 on the true face-up boxes), top-down crops at the table reader's scale, player's-eye frames,
+   close-up photos.
 
 Parts whose data is missing (no ``../shared``, no rendered test split) are reported as skipped.
 """
@@ -41,8 +34,9 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from datasets import real  # noqa: E402
-from datasets.real import haitaks_truth  # noqa: E402
+import eval_real  # noqa: E402
+
+from datasets import real, real_photos  # noqa: E402
 from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
 from datasets.synth.generate import read_yolo_boxes  # noqa: E402
 from datasets.synth.layout import closeup_camera, grid_scene, overhead_camera  # noqa: E402
@@ -164,48 +158,14 @@ def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
     return out
 
 
-def eval_haitaks(model: TileModel) -> dict:
-    """Tile faces found in the held-out photos, ours beside ``mahjong-detector``'s: over all of them, and apart
-    over the photos at their natural aspect and those the data set's export stretched out of shape."""
-    if not real.HAITAKS.exists():
-        return {"skipped": f"{real.HAITAKS} missing"}
-    items = real.haitaks_items("test")
-    try:
-        from mahjong_detector.predict import predict as mj_predict
-        from mahjong_detector.preprocess import preprocess_image
-        from PIL import Image
-    except ImportError:
-        mj_predict = None
-    rows = []        # (stretched?, true boxes, ours, theirs)
-    duplicates = 0
-    for path, boxes in tqdm(items, desc="haitaks held-out", unit="img"):
-        img, gt, dropped, stretched = haitaks_truth(path, boxes)
-        duplicates += dropped
-        # The photos' labels are tile faces: a tile back (or a face taken for one) counts as no face found.
-        ours = np.array([d.box for d in read_photo(model, img).detections if d.face == "up"]).reshape(-1, 4)
-        theirs = None
-        if mj_predict is not None:
-            pim, pad = preprocess_image(Image.open(path))
-            theirs = np.array([[d.x1, d.y1, d.x2, d.y2] for d in mj_predict(pim, pad)], float).reshape(-1, 4)
-        rows.append((stretched, gt, ours, theirs))
-
-    def figures(sel: list) -> dict:
-        gts = [r[1] for r in sel]
-        r, p = recall_precision([r[2] for r in sel], gts)
-        out = {"images": len(sel), "tiles": int(sum(len(g) for g in gts)),
-               "ours": {"recall": round(r, 4), "precision": round(p, 4)}}
-        if mj_predict is not None:
-            r2, p2 = recall_precision([r[3] for r in sel], gts)
-            out["mahjong_detector"] = {"recall": round(r2, 4), "precision": round(p2, 4)}
-        else:
-            out["mahjong_detector"] = "skipped: package not importable here"
-        return out
-
-    out = figures(rows)
-    out["duplicate_labels_dropped"] = duplicates
-    out["natural_aspect"] = figures([r for r in rows if not r[0]])
-    out["stretched"] = figures([r for r in rows if r[0]])
-    return out
+def eval_real_photos(model: TileModel, limit: int | None) -> dict:
+    """The first table: held-out real photos (bench/eval_real.py), printed as it is and returned for the JSON."""
+    if not real_photos.SPLIT_FILE.exists() or not real_photos.CHINESE.exists():
+        return {"skipped": f"{real_photos.CHINESE} missing"}
+    reports = eval_real.evaluate(model.detect, (0.5, 1.0, 2.0), limit, "real photos",
+                                 stretched_reader=lambda img: read_photo(model, img).detections)
+    eval_real.print_table("real photos", reports)
+    return {split: rep.to_json() for split, rep in reports.items()}
 
 
 def eval_camerash(model: TileModel) -> dict:
@@ -214,43 +174,44 @@ def eval_camerash(model: TileModel) -> dict:
     crops, codes = real.crop_images_from_camerash("test", CLASSIFIER_SIZE, seed=2)
     reads = model.classify(list(crops))
     ok = [r[0] == c for r, c in zip(reads, codes, strict=True)]
-    return {"crops": len(codes), "top1": round(float(np.mean(ok)), 4)}
+    imgs, jcodes = real_photos.justinchan_crops() if real_photos.JUSTINCHAN.exists() else ([], [])
+    jreads = model.classify([real.camerash_crop(im) for im in imgs])
+    jok = [r[0] == c for r, c in zip(jreads, jcodes, strict=True)]
+    return {"crops": len(codes), "top1": round(float(np.mean(ok)), 4),
+            "justinchan_crops": len(jcodes), "justinchan_top1": round(float(np.mean(jok)), 4) if jok else None}
 
 
-def speed(model: TileModel, runs: int) -> dict:
-    """ms per frame for ``detect``, and in the same run, frame for frame, for the same models without the box
-    refiner (detector + classifier alone, as before it shipped): the ratio holds on a machine whose speed drifts."""
+def speed(model: TileModel, runs: int, baseline: TileModel | None = None) -> dict:
+    """ms per 1280x720 frame with 60 tiles for ``detect`` (2 threads), and in the same run, frame for frame, for
+    ``baseline`` (another model folder, e.g. the models that shipped before): the ratio holds on a machine whose
+    speed drifts, where a time alone does not."""
     rng = np.random.default_rng(5)
     codes = [TILES[int(rng.integers(len(TILES)))] for _ in range(60)]
     scene = grid_scene(codes, 3, rng, cols=12)
     scene.tiles[5].face = scene.tiles[17].face = "down"
     img, labels = render(scene, overhead_camera(), rng)
-    bare = TileModel.load(refine=False)
+    other = baseline or model
     model.detect(img)
-    bare.detect(img)
-    times, cpu, bare_times = [], [], []
+    other.detect(img)
+    times, cpu, base_times = [], [], []
     for _ in range(runs):
         t, c = time.perf_counter(), time.process_time()
         dets = model.detect(img)
         times.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
         t = time.perf_counter()
-        bare.detect(img)
-        bare_times.append((time.perf_counter() - t) * 1000)
-    det_only = []
-    for _ in range(max(5, runs // 5)):
-        t = time.perf_counter()
-        model._boxes(img)
-        det_only.append((time.perf_counter() - t) * 1000)
-    return {"frame": "1280x720", "tiles_in_frame": len(labels), "tiles_found": len(dets), "threads": 2,
-            "detector_only_median_ms": round(statistics.median(det_only), 1),
-            "load_average_1min": round(os.getloadavg()[0], 2),
-            # CPU time of this process (both threads): with the machine to itself, wall time is about half of it.
-            "cpu_ms_median": round(statistics.median(cpu), 1),
-            "without_refiner_median_ms": round(statistics.median(bare_times), 1),
-            "ratio_to_without_refiner": round(statistics.median(np.array(times) / np.array(bare_times)), 3),
-            "runs": runs, "median_ms": round(statistics.median(times), 1), "p90_ms": round(
-                sorted(times)[int(0.9 * (len(times) - 1))], 1)}
+        base_dets = other.detect(img)
+        base_times.append((time.perf_counter() - t) * 1000)
+    out = {"frame": "1280x720", "tiles_in_frame": len(labels), "tiles_found": len(dets), "threads": 2,
+           "load_average_1min": round(os.getloadavg()[0], 2),
+           # CPU time of this process (both threads): with the machine to itself, wall time is about half of it.
+           "cpu_ms_median": round(statistics.median(cpu), 1),
+           "runs": runs, "median_ms": round(statistics.median(times), 1),
+           "p90_ms": round(sorted(times)[int(0.9 * (len(times) - 1))], 1)}
+    if baseline is not None:
+        out |= {"baseline_median_ms": round(statistics.median(base_times), 1), "baseline_tiles_found": len(base_dets),
+                "ratio_to_baseline": round(statistics.median(np.array(times) / np.array(base_times)), 3)}
+    return out
 
 
 def enrolment(model: TileModel, scenes: int) -> dict:
@@ -328,18 +289,21 @@ def main() -> None:
     ap.add_argument("--topdown", type=Path, default=ROOT / "datasets" / "rendered" / "topdown")
     ap.add_argument("--player", type=Path, default=ROOT / "datasets" / "rendered" / "player")
     ap.add_argument("--closeup", type=Path, default=ROOT / "datasets" / "rendered" / "closeup")
-    ap.add_argument("--only", nargs="*", help="measure only these parts (e.g. haitaks_test closeup_test; the "
+    ap.add_argument("--only", nargs="*", help="measure only these parts (e.g. real_photos closeup_test; the "
                     "validation splits, synthetic_val and closeup_val, only when named here)")
     ap.add_argument("--models", type=Path, default=MODELS_DIR)
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="model folder timed beside --models in the speed part (e.g. the models shipped before)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--quick", action="store_true", help="fewer images and runs (a smoke check)")
     a = ap.parse_args()
     model = TileModel.load(a.models, threads=2)
     res = {"models": str(a.models), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     n = 20 if a.quick else None
-    parts = [("speed", lambda: speed(model, 10 if a.quick else 50)),
+    baseline = TileModel.load(a.baseline, threads=2) if a.baseline else None
+    parts = [("real_photos", lambda: eval_real_photos(model, 20 if a.quick else None)),
+             ("speed", lambda: speed(model, 10 if a.quick else 50, baseline)),
              ("camerash_test", lambda: eval_camerash(model)),
-             ("haitaks_test", lambda: eval_haitaks(model)),
              ("enrolment", lambda: enrolment(model, 5 if a.quick else 30)),
              ("enrolment_photos", lambda: enrolment_photos(model)),
              ("synthetic_test", lambda: eval_synth(model, a.synth, n)),

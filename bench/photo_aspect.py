@@ -84,7 +84,7 @@ def readings(model: TileModel, img: np.ndarray) -> list[Reading]:
     out = []
     for sx, sy in photo_scales(w, h):
         im = resized(img, sx, sy)
-        boxes, cls, scores = model.detector_boxes(im)     # what read_photo chooses on
+        boxes, cls, scores = model.frame_boxes(im)     # what read_photo chooses on
         k = np.array([im.shape[1] / w, im.shape[0] / h] * 2)
         out.append((boxes / k, cls == 0, scores))
     return out

@@ -1,9 +1,9 @@
-"""Training to a wall-clock budget, shared by the crop classifier and the box refiner (both torch, both CPU).
+"""Training the crop classifier (torch, on a CPU or a lent GPU) to a wall-clock budget.
 
 The number of steps is set from the pace of the first 20, so the learning-rate schedule (50 warm-up steps,
 then half a cosine to zero) ends when the budget does, whatever this machine's speed that day, and set again
 every 20 steps from the pace of the last 20 (evaluations included): set once, a run whose first steps shared the
-machine with other work was cut to 7 of its 18 minutes (models/README.md, refiner run 4). Each epoch ends with an
+machine with other work was cut to 7 of its 18 minutes (an earlier network's run). Each epoch ends with an
 evaluation; the last and the best weights are kept, so a run cut short still leaves its best epoch.
 """
 

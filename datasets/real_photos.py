@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from datasets.real import HAITAKS, SHARED, SPLITS, read_split, yolo_boxes
+from datasets.real import HAITAKS, SHARED, SPLITS, STRETCHED_ASPECT, read_split, yolo_boxes
 from vision.boxes import iou_matrix
 
 CHINESE = SHARED / "chinese-mahjong-detection-photos"
@@ -91,6 +91,16 @@ class RealPhoto:
     boxes: np.ndarray
     codes: tuple[str | None, ...]
     aspect: float = 1.0     # the photo is widened by this to get square pixels back
+
+    @property
+    def stretched(self) -> bool:
+        """Whether a square export stretched the photo out of shape: a tile's box is at most ~1.5:1 whichever way
+        it stands, and these photos' boxes are over STRETCHED_ASPECT:1 in the median (haitaks' screenshots of a
+        row of tiles, 7-14 x one way)."""
+        if not len(self.boxes):
+            return False
+        sides = np.sort(self.boxes[:, 2:] - self.boxes[:, :2], axis=1)
+        return float(np.median(sides[:, 1] / np.maximum(sides[:, 0], 1e-6))) > STRETCHED_ASPECT
 
     def load(self) -> np.ndarray:
         img = cv2.imread(str(self.path))

@@ -11,19 +11,18 @@ One command per stage, each with progress, each resumable from its checkpoints::
     python -m datasets.real_photos --export datasets/rendered/real   # real photos (train, val) in YOLO form
     python -m datasets.train detector --hours 1.2             # ultralytics, best.pt under runs/detector
     python -m datasets.train classifier --minutes 45          # torch, best.pt under runs/classifier
-    python -m datasets.train refiner --minutes 30             # torch, on the detector's boxes: runs/refiner
-    python -m datasets.train export                           # -> models/: detector, classifier, refiner
+    python -m datasets.train export                           # -> models/: detector, classifier, thresholds
 
 Why two models: the detector only has to find tiles and tell face up from face down (two classes, which real
 photos with "tile face" boxes can teach too), and a small crop classifier reads the face. The classifier's
-embedding lets ``mahj enroll`` adapt to a user's own set without retraining the detector. A third small CNN,
-the box refiner, redraws each detector box from the frame's full-resolution pixels.
+embedding lets ``mahj enroll`` adapt to a user's own set without retraining the detector. Both learn from the
+renders and the real photos together; real photos choose the classifier's epoch and ``detect``'s face-up threshold.
+On a lent GPU machine, ``datasets/gpu_run.sh`` runs the detector and classifier stages side by side.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import shutil
@@ -35,7 +34,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-    from vision.tile_model import TileModel
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -134,12 +132,12 @@ def train_detector(a: argparse.Namespace) -> None:
 
 
 def export(a: argparse.Namespace) -> None:
-    from datasets import classifier_train, refiner_train
+    from datasets import classifier_train
 
     _ultralytics_env()
     from ultralytics import YOLO
 
-    from vision.tile_model import CLASSIFIER_FILE, CLOSEUP_DETECTOR_FILE, DETECTOR_FILE, REFINER_FILE, TileModel
+    from vision.tile_model import CLASSIFIER_FILE, DETECTOR_FILE
 
     dest = Path(a.out)
     dest.mkdir(parents=True, exist_ok=True)
@@ -149,31 +147,17 @@ def export(a: argparse.Namespace) -> None:
         _write_thresholds(dest, rendered)
         return
     if a.classifier_only:
-        # Nothing else reads the classifier's outputs: the detectors, the refiner and the thresholds stay.
+        # Nothing else reads the classifier's outputs: the detectors and the thresholds stay.
         classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
         print(f"wrote {dest / CLASSIFIER_FILE}")
-        return
-    refiner = RUNS / a.ref_run / "best.pt"
-    if refiner.exists():
-        refiner_train.export_onnx(refiner, dest / REFINER_FILE)
-        print(f"wrote {dest / REFINER_FILE}")
-    if a.refiner_only:
-        # The refiner scores the boxes it judges: their thresholds go with it, the others stay as they are.
-        settings = dest / "tile_model.json"
-        th = json.loads(settings.read_text()) if settings.exists() else {}
-        th["judged"] = tune_judged(TileModel.load(dest), rendered / "synth", rendered / "closeup")
-        settings.write_text(json.dumps(th, indent=1) + "\n")
-        print(f"thresholds of the judged scores (best F1 at IoU 0.5 on the validation splits): {th['judged']}")
         return
     det = Path(a.weights) if a.weights else RUNS / a.det_run / "weights" / "best.pt"
     if not det.exists() and not a.weights:
         det = RUNS / a.det_run / "weights" / "last.pt"
-    jobs = [(det, DETECTOR_FILE)] + ([(Path(a.closeup_weights), CLOSEUP_DETECTOR_FILE)] if a.closeup_weights else [])
-    for weights, name in jobs:
-        # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
-        out = YOLO(str(weights)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
-        shutil.copy(out, dest / name)
-        print(f"wrote {dest / name} from {weights}")
+    # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
+    out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
+    shutil.copy(out, dest / DETECTOR_FILE)
+    print(f"wrote {dest / DETECTOR_FILE} from {det}")
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
     print(f"wrote {dest / CLASSIFIER_FILE}")
     if not a.files_only:
@@ -190,8 +174,7 @@ def _write_thresholds(models: Path, rendered: Path) -> None:
 def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | None = None) -> dict:
     """Per-face score thresholds that maximise F1 at IoU 0.5 on the validation splits: whole camera frames
     (synthetic) for ``detect``, under ``topdown`` the top-down crops for the table reader's views, and under
-    ``closeup`` rendered close-up photos, read as ``detect`` reads them (scores run differently at that size),
-    and under ``judged`` those of the box refiner's scores (``tune_judged``)."""
+    ``closeup`` rendered close-up photos, read as ``detect`` reads them (scores run differently at that size)."""
     import cv2
 
     from datasets.synth.generate import read_yolo_boxes
@@ -208,23 +191,14 @@ def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | No
     out: dict = {"iou": 0.5, **_best_f1(lambda img: model._boxes(img, conf=low), _val_frames(synth), "tune frames")}
     # Real photos decide the face-up threshold of ``detect`` where there are any (issue 29); they label no backs,
     # so the face-down one stays the rendered frames'.
-    real = _best_f1(lambda img: model.detector_boxes(img, low), _real_val_frames(), "tune real photos")
+    real = _best_f1(lambda img: model.frame_boxes(img, low), _real_val_frames(), "tune real photos")
     if real["f1_up_val"]:
         out |= {"conf_up": real["conf_up"], "f1_up_val": real["f1_up_val"], "up_from": "real validation photos"}
     if (topdown / "images" / "val").exists():
         out["topdown"] = _best_f1(lambda img: model._boxes(img, native=True, conf=low), views(), "tune top-down")
     if closeup is not None and (closeup / "meta" / "val").exists():
-        out["closeup"] = _best_f1(lambda img: model.detector_boxes(img, low), _val_frames(closeup), "tune close-ups")
-    out["judged"] = tune_judged(model, synth, closeup)
+        out["closeup"] = _best_f1(lambda img: model.frame_boxes(img, low), _val_frames(closeup), "tune close-ups")
     return out
-
-
-def tune_judged(model: TileModel, synth: Path, closeup: Path | None = None) -> dict:
-    """Thresholds of the scores the box refiner gives (``TileModel.judge``): best F1 at IoU 0.5 over the
-    validation frames and close-up photos together, each read as ``detect`` reads it (the refiner judges a box
-    from its own crop, so one pair serves both)."""
-    frames = itertools.chain(_val_frames(synth), _val_frames(closeup) if closeup is not None else ())
-    return _best_f1(lambda img: model.frame_boxes(img, conf=(0.02, 0.02)), frames, "tune judged scores")
 
 
 def _val_frames(root: Path) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -334,30 +308,11 @@ def main(argv: list[str] | None = None) -> None:
                    "from a shipped file (models/tile_classifier.onnx; its folded norms then stay frozen)")
     c.add_argument("--lr", type=float, default=None, help="peak learning rate (default 3e-3, 1e-3 with --init)")
     c.set_defaults(func=lambda a: __import__("datasets.classifier_train", fromlist=["x"]).train(a))
-    r = sub.add_parser("refiner", help="train the box refiner (torch), on the shipped detector's boxes")
-    r.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
-    r.add_argument("--models", default=str(MODELS), help="the detector whose boxes it learns to mend")
-    r.add_argument("--closeup", default=str(ROOT / "datasets" / "rendered" / "closeup"),
-                   help="rendered close-up photos (generate --view closeup), learnt from where present")
-    r.add_argument("--minutes", type=float, default=20.0, help="wall-clock budget for the optimisation")
-    r.add_argument("--lr", type=float, default=2e-3)
-    r.add_argument("--threads", type=int, default=2)
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
-    r.add_argument("--out", default=str(RUNS / "refiner"))
-    r.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/refiner3/best.pt), or "
-                   "from the shipped models/tile_refiner.onnx (its batch norms kept frozen)")
-    r.add_argument("--edge-weight", type=float, default=None,
-                   help="weight of the edges' loss against the face's and the fit's (default EDGE_WEIGHT)")
-    r.set_defaults(func=lambda a: __import__("datasets.refiner_train", fromlist=["x"]).train(a))
     e = sub.add_parser("export", help="export both best checkpoints to ONNX in models/")
     e.add_argument("--det-run", default="detector", help="run folder of the detector to export")
     e.add_argument("--cls-run", default="classifier", help="run folder of the classifier to export")
-    e.add_argument("--ref-run", default="refiner", help="run folder of the box refiner (skipped if it has none)")
-    e.add_argument("--refiner-only", action="store_true",
-                   help="export the box refiner alone, leaving the detectors, classifier and thresholds as they are")
     e.add_argument("--classifier-only", action="store_true",
-                   help="export the classifier alone, leaving the detectors, the refiner and the thresholds")
+                   help="export the classifier alone, leaving the detectors and the thresholds")
     e.add_argument("--files-only", action="store_true",
                    help="write the model files only; tune their thresholds later with --thresholds-only (a lent "
                         "GPU machine's minutes are for training)")
@@ -366,10 +321,6 @@ def main(argv: list[str] | None = None) -> None:
                         "rendered validation splits (after their labels changed)")
     e.add_argument("--weights", default=None, help="detector weights to export instead of the run's best.pt "
                                                    "(e.g. runs/detector10/weights/epoch3.pt)")
-    e.add_argument("--closeup-weights", default=None,
-                   help="weights of a detector trained on close-up photos, exported beside the main one as "
-                        "tile_detector_closeup.onnx: detect reads close-ups with it (e.g. "
-                        "runs/detector11/weights/epoch5.pt)")
     e.add_argument("--out", default=str(MODELS), help="folder to write the model files to (a candidate's "
                                                       "folder, to evaluate before it replaces models/)")
     e.set_defaults(func=export)

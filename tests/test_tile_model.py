@@ -21,7 +21,6 @@ from engine.tiles import TILES
 from vision.enroll import LABELS_FILE, EnrolError, load_set, read_labels
 from vision.tile_model import (
     CLASSES,
-    DETECT_MIRRORS,
     SECOND_LOOK,
     Detection,
     StaleSetError,
@@ -73,7 +72,8 @@ def test_detect_finds_and_reads_the_fixture(model, frame, truth):
         x1, y1, x2, y2 = d.box
         assert 0 <= x1 < x2 <= frame.shape[1] and 0 <= y1 < y2 <= frame.shape[0]
         assert 0 < d.score <= 1
-        assert d.tile is None or (d.tile_score is not None and d.face == "up")  # a read tile is face up, scored
+        # a face-up box is a read tile, scored (one read as "not a tile" is dropped); a face-down one has none
+        assert (d.tile is not None and d.tile_score is not None) == (d.face == "up")
     pairs = _match(dets, truth)
     found = [d for _, d in pairs if d is not None]
     # Floors a little under what the shipped models do on this photo (38 of 40 found, 36 with the right face,
@@ -87,7 +87,7 @@ def test_detect_finds_and_reads_the_fixture(model, frame, truth):
     # What else each face-up tile may be, likeliest first: the choices a person is offered when the read is unsure.
     # A wrong read usually has the right kind among them (both of the shipped model's two wrong reads here).
     for _t, d in ups:
-        assert d.tile is None or d.alts[0] == d.tile
+        assert d.alts[0] == d.tile
         assert len(set(d.alts)) == len(d.alts) <= 3 and "none" not in d.alts
     misread = [(t, d) for t, d in ups if d.tile != t["code"]]
     assert sum(t["code"] in d.alts for t, d in misread) >= len(misread) / 2, misread
@@ -250,10 +250,10 @@ def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found
 
 
 def test_a_close_up_is_detected_again_smaller_where_tiles_come_out_larger_than_trained(model, frame, truth):
-    """Cut close around a few tiles, the fixture's tiles come out 2-3 x larger at the detector's input than any
-    it was trained on, and it boxes pips and characters: the one-size read finds about half the tiles (14 of 29
-    when measured). ``detect`` notices the large boxes, reads the picture again smaller, and keeps the surer of
-    the two readings (29 of 29 when measured)."""
+    """Cut close around a few tiles, the fixture's tiles come out 2-3 x larger at the detector's input than on
+    the table. ``detect`` notices the large boxes, reads the picture again smaller, and keeps the surer of the
+    two readings: never fewer tiles than the one-size read (the detector that learnt from real close-ups: 27 of
+    29 at one size, 28 with the second reading, when measured; its predecessor 14 and 29)."""
     h, w = frame.shape[:2]
     found_one, found, n = 0, 0, 0
     for share, (cx, cy) in [(s, c) for s in (0.4, 0.33) for c in ((0.5, 0.5), (0.65, 0.65))]:
@@ -268,7 +268,7 @@ def test_a_close_up_is_detected_again_smaller_where_tiles_come_out_larger_than_t
         found_one += sum(max((_iou(b, t) for b in one_size), default=0.0) >= 0.5 for t in inside)
         found += sum(max((_iou(b, t) for b in boxes), default=0.0) >= 0.5 for t in inside)
     assert n >= 25
-    assert found >= 0.85 * n > found_one, f"{found} of {n} tiles boxed ({found_one} at one size)"
+    assert found >= max(0.9 * n, found_one), f"{found} of {n} tiles boxed ({found_one} at one size)"
 
 
 def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_found_and_boxed_closely(model):
@@ -300,8 +300,7 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
 def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monkeypatch, shape, side_px, passes):
-    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found: that many
-    for the frame and as many for each of its mirror images (DETECT_MIRRORS)."""
+    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found."""
     calls = []
 
     def boxes(img, native=False, conf=None, closeup=False):
@@ -310,7 +309,7 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
 
     monkeypatch.setattr(model, "_boxes", boxes)
     model.detect(np.zeros((*shape, 3), np.uint8))
-    assert len(calls) == passes * len(DETECT_MIRRORS)
+    assert len(calls) == passes
 
 
 def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
@@ -327,15 +326,15 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     monkeypatch.setattr(model, "_boxes", boxes)
     monkeypatch.setattr(model, "closeup_conf", (0.2, 0.1))
     usual = (model.up_conf, model.conf)
-    model.detector_boxes(np.zeros((640, 640, 3), np.uint8), None)
+    model.frame_boxes(np.zeros((640, 640, 3), np.uint8), None)
     assert calls == [usual, (0.2, 0.1), (0.2, 0.1)]
     calls.clear()
-    model.detector_boxes(np.zeros((720, 1280, 3), np.uint8), None)
+    model.frame_boxes(np.zeros((720, 1280, 3), np.uint8), None)
     assert calls == [usual]
-    # asked for lower thresholds (the box refiner judges every box down to JUDGE_FROM), each reading is still
-    # made once, down to the lower of the two
+    # asked for lower thresholds (an evaluation's ranking), each reading is still made once, down to the lower
+    # of the two
     calls.clear()
-    model.detector_boxes(np.zeros((640, 640, 3), np.uint8), (0.15, 0.15))
+    model.frame_boxes(np.zeros((640, 640, 3), np.uint8), (0.15, 0.15))
     assert calls == [(0.15, 0.15), (0.15, 0.1), (0.15, 0.1)]
 
 
@@ -360,33 +359,3 @@ def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the
     assert loaded.up_conf == th["conf_up"] and loaded.view_conf is None
 
 
-def _model_folder(tmp_path: Path, closeup: bool) -> Path:
-    """A model folder of the shipped files, with (``closeup``) a close-up detector beside the main one: the
-    shipped main detector again, which is enough to see which detector reads what."""
-    from models import MODELS_DIR
-    from vision.tile_model import CLOSEUP_DETECTOR_FILE
-
-    folder = tmp_path / ("with" if closeup else "without")
-    folder.mkdir()
-    for name in ("tile_detector.onnx", "tile_classifier.onnx", "tile_model.json"):
-        (folder / name).symlink_to(MODELS_DIR / name)
-    if closeup:
-        (folder / CLOSEUP_DETECTOR_FILE).symlink_to(MODELS_DIR / "tile_detector.onnx")
-    return folder
-
-
-def test_a_close_up_detector_reads_close_ups_only_and_is_loaded_on_the_first(tmp_path, frame, monkeypatch):
-    """A folder that ships a close-up detector reads close-up photos with it, loading it only then: frames of
-    ordinary and small tiles (the camera at the table) never touch it. A folder with its own main detector and
-    no close-up one (a training candidate) reads everything with its own."""
-    model = TileModel.load(_model_folder(tmp_path, closeup=True))
-    used = []
-    real = model._detector
-    monkeypatch.setattr(model, "_detector", lambda closeup: used.append(closeup) or real(closeup))
-    model.detect(frame)
-    assert used and not any(used) and model._closeup_det is None
-    used.clear()
-    h, w = frame.shape[:2]
-    model.detect(np.ascontiguousarray(frame[h // 3:2 * h // 3, w // 3:2 * w // 3]))   # tiles 3x larger
-    assert used[0] is False and all(used[1:]) and len(used) >= 3 and model._closeup_det is not None
-    assert TileModel.load(_model_folder(tmp_path, closeup=False))._closeup_path is None

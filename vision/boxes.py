@@ -22,10 +22,3 @@ def paired_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = iw * ih
     return inter / (_area(a) + _area(b) - inter + 1e-9)
 
-
-def mostly_inside(boxes: np.ndarray, width: int, height: int, share: float = 0.5) -> np.ndarray:
-    """The boxes clipped to a ``width`` x ``height`` image, those that kept ``share`` of their area or more:
-    a box proposed past the frame's edge holds at most a sliver of a tile."""
-    boxes = np.asarray(boxes, float).reshape(-1, 4)
-    inside = np.clip(boxes, 0, [width, height, width, height])
-    return inside[_area(inside) >= share * _area(boxes)]

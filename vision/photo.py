@@ -11,8 +11,9 @@ validation photos, as they are, squeezed into squares and cut into strips stretc
 158 haitaks training photos. Judging a reading by the sum of its scores, as ``frame_boxes`` judges its two
 sizes, fails here: a stretched photo read as it is gives many unsure boxes, which add up.
 
-Camera frames (``mahj watch``, the table reader) keep ``TileModel.detect``: they are never out of shape, and
-this reads a photo up to 17 times.
+Only ``mahj detect --stretched`` reads this way: every other image (camera frames, phone photos, enrolment) has
+square pixels and goes through ``TileModel.detect`` once. Searching the aspect of ordinary photos misread 12 of 17
+of them (issue 29), and this reads a photo up to 17 times.
 """
 
 from __future__ import annotations
@@ -78,21 +79,18 @@ def resized(photo_bgr: np.ndarray, sx: float, sy: float) -> np.ndarray:
 def read_photo(model: TileModel, photo_bgr: np.ndarray) -> PhotoReading:
     """Every tile in a still photo, read at the aspect ratio whose reading is surest (the photo's own on a tie).
 
-    Photos keep the detector's own boxes and scores (``TileModel.detector_boxes``), which the rule was chosen on,
-    and the box refiner only redraws their edges (``settle``): its judging, which ``detect`` uses on camera frames,
-    learnt from 138 real photos, and on the held-out haitaks photos it dropped tiles the detector had found (the
-    15 stretched out of shape: 0.987 found before, 0.69 judged; models/README.md). Only the kept reading's face-up
-    tiles go to the classifier, cut from the photo resized to that aspect."""
+    Each aspect is read as ``TileModel.detect`` reads any image (``frame_boxes``); only the kept reading's
+    face-up tiles go to the classifier, cut from the photo resized to that aspect."""
     check_image(photo_bgr)
     h, w = photo_bgr.shape[:2]
     best = None
     for sx, sy in photo_scales(w, h):
         img = resized(photo_bgr, sx, sy)
-        boxes, cls, scores = model.detector_boxes(img)
+        boxes, cls, scores = model.frame_boxes(img)
         s = surety(scores)
         if best is None or s > best[0]:
             best = s, img, boxes, cls, scores, (img.shape[1] / w, img.shape[0] / h)
     _, img, boxes, cls, scores, (sx, sy) = best
     dets = [replace(d, box=(d.box[0] / sx, d.box[1] / sy, d.box[2] / sx, d.box[3] / sy))
-            for d in model.read_faces(img, model.settle(img, boxes), cls, scores)]
+            for d in model.read_faces(img, boxes, cls, scores)]
     return PhotoReading(img, dets, (sx, sy))

@@ -1,4 +1,5 @@
-"""Find tiles in a camera frame and read their faces, with onnxruntime only.
+"""Find tiles in an image (a camera frame or a photo, one path for both) and read their faces, with onnxruntime
+only.
 
 Two models (see models/README.md): a detector that boxes every tile and says face up or face down, and a crop
 classifier over the 36 tile kinds plus "not a tile" that reads each face-up box. The classifier also gives an
@@ -22,13 +23,9 @@ import onnxruntime as ort
 
 from engine.tiles import TILES
 from models import MODELS_DIR
-from vision.boxes import iou_matrix, mostly_inside
 from vision.tracker import ALTS
 
 DETECTOR_FILE = "tile_detector.onnx"
-#: An optional second detector, trained on close-up photos, that reads the frames ``frame_boxes`` finds to be
-#: close-ups (see models/README.md): the table reader keeps the detector chosen on the table.
-CLOSEUP_DETECTOR_FILE = "tile_detector_closeup.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
 SECOND_LOOK = 0.9   # a crop read less surely than this is read again in its other quarter turns (_run_classifier)
 SET_FILE = "set.json"
@@ -41,32 +38,6 @@ CLASSIFIER_SIZE = 48
 #: Long side of the detector's input: a 1280x720 frame is read at 512x288.
 DETECTOR_SIDE = 512
 CROP_MARGIN = 1.15
-#: The box refiner's input: square BGR crops of this size, cut at REFINE_MARGIN x the box's long side, wide
-#: enough that a box off by a fifth of a tile still has the tile's edges inside (datasets/refiner_train.py).
-REFINER_FILE = "tile_refiner.onnx"
-REFINE_SIZE = 48
-REFINE_MARGIN = 1.5
-#: How many times ``settle`` redraws the boxes ``detect`` keeps, each time from squares centred on the last.
-SETTLE_PASSES = 2
-#: The detector's boxes down to this score are judged by the refiner (``TileModel.judge``): many face-down
-#: tiles score 0.01-0.05 at the detector, and judging from 0.05 lost a quarter of the face-down mAP50 gained on
-#: the synthetic validation frames (models/README.md, "The refiner judges the boxes").
-JUDGE_FROM = 0.01
-#: Walls and racks hold face-down tiles in rows, and the detector misses some outright (at no score at all): one
-#: in a wall whose backs match the felt, or half hidden by a rack's edge or an arm. ``look_beside`` lets the
-#: refiner judge a box where each row of face-down boxes judged at BESIDE_FROM or more would go on
-#: (``row_continuations``: past each box from its BESIDE_NEIGHBOURS nearest within BESIDE_REACH x its long side)
-#: and no box overlaps it by BESIDE_FREE yet (models/README.md, "Along the rows; eight views, twice").
-BESIDE_FROM = 0.3
-BESIDE_NEIGHBOURS = 2
-BESIDE_REACH = 1.6
-BESIDE_FREE = 0.3
-#: The detector is read on the frame and on its mirror images along these axes (0: left-right, 1: upside down),
-#: and the refiner judges all their boxes together (``candidate_boxes``). At the low scores it is judged from, the
-#: detector misses different tiles in a mirrored frame: on the synthetic validation frames it boxed 96.4 % of the
-#: face-down tiles at IoU 0.5 in the frame, 98.6 % with its left-right mirror image too, 99.3 % with all four
-#: (models/README.md, "Mirror images").
-DETECT_MIRRORS: tuple[tuple[int, ...], ...] = ((), (0,))
 #: Scale of the top-down view the table reader warps its regions to before detection: a 23 x 31 mm tile is
 #: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
 #: (datasets/synth/topdown.py) as well as on whole camera frames.
@@ -80,16 +51,11 @@ TYPICAL_TILE_PX = 23.0 * TOPDOWN_PX_PER_MM
 #: 0.004 / 0.010 more but cost 12 ms on a 60-tile 720p frame (70 ms a frame, over the 60 ms budget).
 SMALL_TILE_PX = 22.0
 SMALL_TILE_AIM_PX = 26.0
-#: Above this median short side (detector input px) the tiles may be larger than any the detector was trained
-#: on (a close-up photo) and it boxes pips and characters instead: the frame is then also read at LARGE_ZOOM of
-#: that size and the reading with the larger sum of scores kept. Both were first picked among 3 x 3 values on
-#: the held-out haitaks photos (a test set: face-up recall / precision 0.49 / 0.79 at one size, 0.63 / 0.91 with
-#: the second look), then checked on data no figure uses, the rendered close-ups' validation split (``generate
-#: --view closeup``): with the detector of run 6, face-up mAP50 0.41 at one size, 0.61 with (1.25, 0.6), no
-#: other of 9 pairs more than 0.005 better on mAP50-95; with the close-up detector too, LARGE_ZOOM still helps
-#: and 1.0 x TYPICAL_TILE_PX scored 0.013 higher, but would hand frames of tiles at the table detector's best
-#: size (SMALL_TILE_AIM_PX) to the close-up one (models/README.md, run 11). A zoom aiming the boxes seen at
-#: TYPICAL_TILE_PX does worse: those boxes are pips, not tiles.
+#: Above this median short side (detector input px) the tiles may be larger than the detector reads best (a
+#: close-up photo), where it may box pips and characters: the frame is then also read at LARGE_ZOOM of that size
+#: and the reading with the larger sum of scores kept, with the close-up thresholds (tuned on rendered
+#: close-ups). Chosen on the rendered close-ups' validation split among 3 x 3 pairs; what it does on real photos
+#: is in models/README.md ("Every step, on real photos").
 LARGE_TILE_PX = 1.25 * TYPICAL_TILE_PX
 LARGE_ZOOM = 0.6
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
@@ -143,28 +109,6 @@ def square_around(box: tuple[float, float, float, float], margin: float) -> tupl
     """Centre x, y and side of the square ``margin`` x the box's long side around the box's centre."""
     x1, y1, x2, y2 = box
     return (x1 + x2) / 2, (y1 + y2) / 2, max(x2 - x1, y2 - y1, 1.0) * margin
-
-
-def mirror_boxes(boxes: np.ndarray, axis: int, extent: float) -> np.ndarray:
-    """Boxes (x1, y1, x2, y2) found in an image mirrored along ``axis`` (0: left-right, 1: upside down) as they
-    lie in the image itself, whose width (axis 0) or height (axis 1) is ``extent``; mirroring twice gives them
-    back. Pixel edges, not centres: pixel column 0's left edge, at 0, is the mirror image's right edge, at w."""
-    lo, hi = (0, 2) if axis == 0 else (1, 3)
-    out = boxes.copy()
-    out[:, lo], out[:, hi] = extent - boxes[:, hi], extent - boxes[:, lo]
-    return out
-
-
-def mirror_edges(edges: np.ndarray, axis: int) -> np.ndarray:
-    """Refiner edges (N x 4: x1, y1, x2, y2 as fractions of the refining square, from its centre) as they are in
-    the same crop mirrored along ``axis`` (0: left-right, 1: upside down); mirroring twice gives them back.
-
-    ``crop_square`` puts the square's centre on pixel size / 2, half a pixel past the middle of the pixels
-    (0 .. size - 1), so mirroring the pixels takes a point at fraction f to -f - 1 / size, not to -f. Training
-    run 3 and 4 mirrored with -f and the refiner learnt to place every edge half a crop pixel right of and below
-    the tile (models/README.md, "Mirrored half a pixel off"): the same as ``mirror_boxes`` with an extent of
-    -1 / size."""
-    return mirror_boxes(edges, axis, -1 / REFINE_SIZE)
 
 
 def sets_dir() -> Path:
@@ -225,8 +169,7 @@ class TileModel:
     def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
                  view_conf: tuple[float, float] | None = None,
-                 closeup_conf: tuple[float, float] | None = None, closeup_detector: Path | None = None,
-                 refiner: Path | None = None, judged_conf: tuple[float, float] | None = None) -> None:
+                 closeup_conf: tuple[float, float] | None = None) -> None:
         self._opts = ort.SessionOptions()
         self._opts.intra_op_num_threads = threads
         self._opts.inter_op_num_threads = 1
@@ -237,15 +180,8 @@ class TileModel:
         self._opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._det = self._session(detector)
         self._cls = self._session(classifier)
-        #: The close-up detector is loaded on the first close-up: a camera at the table never needs it.
-        self._closeup_path = closeup_detector
-        self._closeup_det: ort.InferenceSession | None = None
-        self._ref = self._session(refiner) if refiner is not None else None
-        self._ref_name = self._ref.get_inputs()[0].name if self._ref is not None else ""
-        self._ref_crops = np.empty((64, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
-        self._ref_in = np.empty((64, 3, REFINE_SIZE, REFINE_SIZE), np.float32)
         inp = self._det.get_inputs()[0]
-        self._det_name = inp.name       # both detectors are exported alike (datasets/train.py export)
+        self._det_name = inp.name
         # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
         # aspect (long side DETECTOR_SIDE, short side rounded up to 32), so 4:3 and square photos lose nothing.
         self._fixed = (int(inp.shape[2]), int(inp.shape[3])) if isinstance(inp.shape[2], int) else None
@@ -260,8 +196,6 @@ class TileModel:
         self.view_conf = view_conf
         #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent
         self.closeup_conf = closeup_conf or (up_conf, conf)
-        #: and for the scores the box refiner gives (``judge``), which replace the detector's where it is shipped
-        self.judged_conf = judged_conf or (0.5, 0.5)
 
     def _session(self, path: Path) -> ort.InferenceSession:
         try:
@@ -269,19 +203,9 @@ class TileModel:
         except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
             raise TileModelError(f"cannot load tile model {path}: {exc}") from exc
 
-    def _detector(self, closeup: bool) -> ort.InferenceSession:
-        """The detector for a frame: the close-up one where asked and shipped, else the main one."""
-        if not closeup or self._closeup_path is None:
-            return self._det
-        if self._closeup_det is None:
-            self._closeup_det = self._session(self._closeup_path)
-        return self._closeup_det
-
     @classmethod
-    def load(cls, path: str | Path | None = None, threads: int = 2, refine: bool = True) -> TileModel:
+    def load(cls, path: str | Path | None = None, threads: int = 2) -> TileModel:
         """The shipped models (``None``), a folder holding both ONNX files, or an enrolled set's folder.
-
-        ``refine=False`` leaves the box refiner out: the detector's own boxes, which the refiner learns to mend.
 
         An enrolled set's folder holds ``set.json`` + ``prototypes.npz``; its ONNX files are the shipped ones
         unless the folder has its own.
@@ -307,13 +231,9 @@ class TileModel:
 
         # A close-up detector belongs to the main detector beside it: a folder with a detector of its own (a
         # training candidate) never borrows the shipped one.
-        closeup, refiner = det.with_name(CLOSEUP_DETECTOR_FILE), det.with_name(REFINER_FILE)
         model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
-                    view_conf=pair("topdown"), closeup_conf=pair("closeup"),
-                    closeup_detector=closeup if closeup.exists() else None,
-                    refiner=refiner if refine and refiner.exists() else None,
-                    judged_conf=pair("judged"))
+                    view_conf=pair("topdown"), closeup_conf=pair("closeup"))
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
                                 f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
@@ -346,13 +266,13 @@ class TileModel:
         np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
         return buf, r, x0, y0
 
-    def _boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None,
-               closeup: bool = False) -> Reading:
+    def _boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None
+               ) -> Reading:
         """(boxes xyxy in frame px, face class ids, scores) after NMS; ``conf``: (face up, face down) score
-        thresholds instead of the whole-frame ones; ``closeup``: by the close-up detector, if shipped."""
+        thresholds instead of the whole-frame ones."""
         up_conf, down_conf = conf or (self.up_conf, self.conf)
         buf, r, x0, y0 = self._prepare(frame, native)
-        out = self._detector(closeup).run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
+        out = self._det.run(None, {self._det_name: buf})[0][0]  # (4 + 2, N)
         scores_all = out[4:]
         cls = scores_all.argmax(axis=0)
         scores = scores_all[cls, np.arange(out.shape[1])]
@@ -371,117 +291,6 @@ class TileModel:
         boxes = np.clip(boxes, 0, [w, h, w, h])
         return boxes, cls[idx], scores[idx]
 
-    def settle(self, frame: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """The boxes redrawn by the box refiner from the frame's own pixels (unchanged if none is shipped).
-
-        The detector reads a camera frame at about half its size, so its edges are a few frame pixels off; the
-        refiner sees each box's square (REFINE_MARGIN x its long side) at full resolution and places the four
-        edges there, all boxes in one batch (datasets/refiner_train.py). Each crop is read in the square's eight
-        symmetries and the readings' edges averaged, since they err a little differently; then the refiner looks
-        again, SETTLE_PASSES times in all, at squares centred on the boxes it drew, which it reads best (it
-        learnt from boxes a few pixels off). On the synthetic validation frames mAP50-95 went from 0.822 (four
-        mirrored views, one pass) to 0.833 with refiner run 8, for about twice the time (models/README.md,
-        "Along the rows; eight views, twice")."""
-        return self._settled(frame, boxes)[0]
-
-    def _settled(self, frame: np.ndarray, boxes: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """``settle``'s boxes with the last pass's face probabilities and expected fit, each the mean of the
-        eight views (None, None without a refiner or boxes)."""
-        faces = fit = None
-        for _ in range(SETTLE_PASSES):
-            boxes, faces, fit = self._second_look(frame, boxes, symmetric=True)
-        return boxes, faces, fit
-
-    def judge(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray
-              ) -> tuple[Reading, Reading]:
-        """The detector's boxes as the box refiner sees them: redrawn, each face and score decided
-        again from the refiner's own reading (``judged_scores``), and boxes that now cover the same tile merged
-        (``_merged``): the boxes kept, and the boxes merged away at their lowered scores. Without a refiner the
-        boxes come back as they are, none merged away."""
-        if self._ref is None or not len(boxes):
-            return (boxes, cls, scores), (boxes[:0], cls[:0], scores[:0])
-        return self._merged(*self._judged(frame, boxes))
-
-    def look_beside(self, frame: np.ndarray, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray) -> Reading:
-        """Judged boxes with the refiner's reading of boxes proposed where the rows of face-down boxes go on
-        (``row_continuations``), merged by NMS: a tile in a row of backs that the detector missed is found from
-        its neighbours."""
-        if self._ref is None or not len(boxes):
-            return boxes, cls, scores
-        proposed = mostly_inside(row_continuations(boxes[(cls == 1) & (scores >= BESIDE_FROM)]),
-                                 *frame.shape[1::-1])
-        if len(proposed):
-            proposed = proposed[iou_matrix(proposed, boxes).max(axis=1) < BESIDE_FREE]
-        if not len(proposed):
-            return boxes, cls, scores
-        kept, _ = self._merged(*_joined((boxes, cls, scores), self._judged(frame, proposed.astype(boxes.dtype))))
-        return kept
-
-    def _judged(self, frame: np.ndarray, boxes: np.ndarray) -> Reading:
-        """The refiner's one-view reading of boxes: redrawn, with the face and score it gives each."""
-        boxes, faces, fit = self._second_look(frame, boxes)
-        return (boxes, *judged_scores(faces, fit))
-
-    def _merged(self, boxes: np.ndarray, cls: np.ndarray, scores: np.ndarray) -> tuple[Reading, Reading]:
-        """Boxes that cover the same tile merged: (the boxes NMS at the model's IoU keeps, surest first; the boxes
-        it merges away, each scored times 1 - its largest IoU with a surer kept box, surest first).
-
-        A merge cannot tell a second box on one tile from a partly hidden tile under its neighbour (the lower
-        back of a wall's stack overlaps the one on it by more than half), so what it merges away is kept, lower
-        (linear soft-NMS, Bodla et al. 2017, the kept boxes left exactly as NMS leaves them). At the model's IoU
-        of 0.5 a merged-away box keeps at most half its score, under the judged thresholds (both over 0.5), so
-        what ``detect`` returns is unchanged box for box; a ranking that goes further down (mAP) finds hidden
-        backs there: synthetic validation face-down mAP50-95 0.839 -> 0.849, on the labels of the time
-        (models/README.md, "Merged away, kept lower")."""
-        idx = _nms(boxes, scores, self.iou)
-        away = np.setdiff1d(np.arange(len(boxes)), idx)
-        surer = scores[idx][None, :] >= scores[away][:, None]
-        lowered = scores[away] * (1 - (iou_matrix(boxes[away], boxes[idx]) * surer).max(axis=1, initial=0.0))
-        rank = np.argsort(-lowered, kind="stable")
-        return (boxes[idx], cls[idx], scores[idx]), (boxes[away[rank]], cls[away[rank]],
-                                                     lowered[rank].astype(scores.dtype))
-
-    def _second_look(self, frame: np.ndarray, boxes: np.ndarray, symmetric: bool = False
-                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """One batch of the refiner over the boxes: (boxes redrawn, face probabilities up / down / none, the IoU
-        the refiner expects its box to have with the tile); the boxes and None, None without a refiner.
-        ``symmetric``: each crop is read in all eight symmetries of the square (as it is, mirrored left-right,
-        upside down and both, and the same four transposed), in the same batch, and the edges, faces and fit
-        averaged (``settle``)."""
-        if self._ref is None or not len(boxes):
-            return boxes, None, None
-        n = len(boxes)
-        views = 8 if symmetric else 1
-        if n > len(self._ref_crops):
-            self._ref_crops = np.empty((n, REFINE_SIZE, REFINE_SIZE, 3), np.uint8)
-        crops = self._ref_crops[:n]
-        squares = np.empty((n, 3))
-        for i, b in enumerate(boxes):
-            squares[i] = square_around(tuple(b), REFINE_MARGIN)
-            crop_square(frame, tuple(b), REFINE_SIZE, REFINE_MARGIN / CROP_MARGIN, out=crops[i])
-        if n * views > len(self._ref_in):
-            self._ref_in = np.empty((n * views, 3, REFINE_SIZE, REFINE_SIZE), np.float32)
-        x = self._ref_in[:n * views]
-        np.copyto(x[:n], crops.transpose(0, 3, 1, 2))  # NHWC uint8 -> NCHW float, into the kept buffer
-        if symmetric:
-            np.copyto(x[4 * n:5 * n], x[:n].transpose(0, 1, 3, 2))
-            for first in (0, 4 * n):
-                v = x[first:first + n]
-                np.copyto(x[first + n:first + 2 * n], v[:, :, :, ::-1])
-                np.copyto(x[first + 2 * n:first + 3 * n], v[:, :, ::-1])
-                np.copyto(x[first + 3 * n:first + 4 * n], v[:, :, ::-1, ::-1])
-        edges, faces, fit = self._ref.run(None, {self._ref_name: x})
-        if symmetric:
-            edges = (_unmirrored(edges[:4 * n]) + _unmirrored(edges[4 * n:])[:, [1, 0, 3, 2]]) / 8
-            faces, fit = faces.reshape(8, n, -1).mean(axis=0), fit.reshape(8, n).mean(axis=0)
-        cx, cy, side = squares[:, :1], squares[:, 1:2], squares[:, 2:]
-        out = np.column_stack([cx + edges[:, 0:1] * side, cy + edges[:, 1:2] * side,
-                               cx + edges[:, 2:3] * side, cy + edges[:, 3:4] * side])
-        h, w = frame.shape[:2]
-        return np.clip(out, 0, [w, h, w, h]).astype(boxes.dtype), faces, fit.reshape(-1)
-
-    # ---------------------------------------------------------------------------------------------- classifier
     def _run_classifier(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities and embeddings of NHWC crops. A crop read less surely than SECOND_LOOK is read again in
         its three other quarter turns and the four readings averaged: tiles lie at any angle and the views err
@@ -559,54 +368,14 @@ class TileModel:
         return self.read_faces(frame_bgr, *self.frame_boxes(frame_bgr))
 
     def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
-        """The tiles' boxes in a camera frame, read at the size that suits them, then judged by the box refiner.
+        """The tiles' boxes in an image (a camera frame or a photo, square pixels), read at the size that suits
+        them, down to ``conf`` (the thresholds for whole frames, or for close-ups, if None).
 
-        The first reading, at DETECTOR_SIDE, measures the tiles. Smaller than SMALL_TILE_PX (a whole table in
-        one frame), the frame is read again at the scale that makes them SMALL_TILE_AIM_PX, up to the frame's own
-        resolution, and that reading is the answer (slower, but small tiles are otherwise missed, merged or
-        boxed loosely). Larger than LARGE_TILE_PX, the frame is a close-up photo: it is read at both sizes, by
-        the close-up detector where one is shipped and with the close-up thresholds (``closeup_conf``), and the
-        reading with the larger sum of scores kept. Where a box refiner is shipped, every box the detector gives
-        down to JUDGE_FROM, in the frame and in its mirror images (``candidate_boxes``), is then redrawn and
-        scored again by it (``judge``), and it judges boxes where rows of backs go on (``look_beside``);
-        ``conf`` (face up, face down; default ``judged_conf``) applies to those scores and to those of the boxes
-        the judging merged away (``_merged``: at most half their score, so only a ``conf`` under 0.5 reaches
-        them; the evaluation asks for every box to rank them), the boxes kept are drawn again (``settle``),
-        merged once more where two settled onto one tile, and ``conf`` applies once more to their scores from
-        that last look; without a refiner, ``conf`` applies to the detector's scores."""
-        if self._ref is None:
-            return self.detector_boxes(frame_bgr, conf)
-        up, down = conf or self.judged_conf
-        low = min(JUDGE_FROM, up, down)
-        kept, away = self.judge(frame_bgr, *self.candidate_boxes(frame_bgr, (low, low)))
-        boxes, cls, scores = _above(_joined(self.look_beside(frame_bgr, *kept), away), (up, down))
-        boxes, faces, fit = self._settled(frame_bgr, boxes)
-        if faces is None:
-            return boxes, cls, scores
-        # The settled boxes' own reading scores them again: the geometric mean of the judged score and p(face) x
-        # fit from the eight views of the last pass (validation mAP50-95 0.833 -> 0.835). Boxes that settled onto
-        # one tile (from the frame and its mirror image, or from two sides of a gap) are merged again, the one
-        # merged away kept at its lowered score.
-        scores = np.sqrt(scores * faces[np.arange(len(cls)), cls] * fit).astype(scores.dtype)
-        return _above(_joined(*self._merged(boxes, cls, scores)), (up, down))
-
-    def candidate_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float]) -> Reading:
-        """``detector_boxes`` of the frame and of its mirror images (DETECT_MIRRORS), mapped back onto the frame
-        and put together without merging: what the refiner judges. Each reading chooses its size itself."""
-        readings = []
-        for axes in DETECT_MIRRORS:
-            flipped = np.ascontiguousarray(np.flip(frame_bgr, [1 - a for a in axes])) if axes else frame_bgr
-            boxes, cls, scores = self.detector_boxes(flipped, conf)
-            for axis in axes:
-                boxes = mirror_boxes(boxes, axis, frame_bgr.shape[1 - axis])
-            readings.append((boxes, cls, scores))
-        return _joined(*readings)
-
-    def detector_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
-        """``frame_boxes`` before the refiner: the detector's own boxes at the size chosen for the frame, down to
-        ``conf`` (the detector's own thresholds for whole frames, or for close-ups, if None). Each reading is made
-        once, down to the lower of ``conf`` and the thresholds that choose the size. ``vision.photo`` chooses the
-        aspect a photo is read at on these scores, as its rule was chosen."""
+        A small pyramid, chosen by what the first reading finds: at DETECTOR_SIDE the tiles are measured;
+        smaller than SMALL_TILE_PX (a whole table in one frame) the image is read again larger, up to its own
+        resolution, and that reading is the answer; larger than LARGE_TILE_PX (a close-up, where the detector
+        may box pips) it is also read at LARGE_ZOOM and the reading with the larger sum of scores kept. Each
+        reading is made once, down to the lower of ``conf`` and the thresholds that choose the size."""
         usual = (self.up_conf, self.conf)
         first = self._boxes(frame_bgr, conf=_lowest(usual, conf))
         h, w = frame_bgr.shape[:2]
@@ -623,9 +392,8 @@ class TileModel:
             ob, oc, os_ = self._boxes(other, native=True, conf=conf)
             return ob * scale, oc, os_
         low = _lowest(self.closeup_conf, conf)
-        same = self._closeup_path is None and self.closeup_conf == usual
-        near = first if same else self._boxes(frame_bgr, conf=low, closeup=True)
-        ob, oc, os_ = self._boxes(other, native=True, conf=low, closeup=True)
+        near = first if self.closeup_conf == usual else self._boxes(frame_bgr, conf=low)
+        ob, oc, os_ = self._boxes(other, native=True, conf=low)
         far = ob * scale, oc, os_
         surer = far if _above(far, self.closeup_conf)[2].sum() > _above(near, self.closeup_conf)[2].sum() else near
         return _above(surer, conf or self.closeup_conf)
@@ -677,12 +445,6 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     return np.array(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), int).reshape(-1)
 
 
-def _joined(*readings: Reading) -> Reading:
-    """One reading of the boxes of several, in their order."""
-    boxes, cls, scores = (np.concatenate(parts) for parts in zip(*readings, strict=True))
-    return boxes, cls, scores
-
-
 def _lowest(a: tuple[float, float], b: tuple[float, float] | None) -> tuple[float, float]:
     """The lower of two (face up, face down) threshold pairs, face by face (``a`` if ``b`` is None)."""
     return a if b is None else (min(a[0], b[0]), min(a[1], b[1]))
@@ -693,44 +455,6 @@ def _above(reading: Reading, conf: tuple[float, float]) -> Reading:
     boxes, cls, scores = reading
     keep = scores >= np.where(cls == 0, conf[0], conf[1])
     return boxes[keep], cls[keep], scores[keep]
-
-
-def judged_scores(faces: np.ndarray, fit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Face class ids and scores of boxes the refiner has judged, from its face probabilities (up, down, none)
-    and the IoU it expects its box to have with the tile: the likelier face, scored by how likely the box holds a
-    tile of that face times how well it will fit it, so that of two boxes on one tile the closer ranks first
-    (the fit squared, or the detector's score in the product, came out within 0.003 mAP on the validation frames:
-    models/README.md)."""
-    cls = (faces[:, 1] > faces[:, 0]).astype(np.int64)
-    return cls, faces[np.arange(len(cls)), cls] * fit
-
-
-def _unmirrored(edges: np.ndarray) -> np.ndarray:
-    """The sum of four readings' edges (N crops as they are, then mirrored left-right, upside down and both,
-    stacked), each taken back to the crop as it is."""
-    n = len(edges) // 4
-    return (edges[:n] + mirror_edges(edges[n:2 * n], 0) + mirror_edges(edges[2 * n:3 * n], 1)
-            + mirror_edges(mirror_edges(edges[3 * n:], 0), 1))
-
-
-def row_continuations(boxes: np.ndarray) -> np.ndarray:
-    """Boxes where rows go on: each box moved away from each of its BESIDE_NEIGHBOURS nearest boxes (centres
-    within BESIDE_REACH x its long side) by as far as that one lies, the far side of a pair. Boxes closer than a
-    third of a tile are one tile boxed twice, not a row."""
-    boxes = np.asarray(boxes, float).reshape(-1, 4)
-    if len(boxes) < 2:
-        return np.zeros((0, 4))
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    side = (boxes[:, 2:] - boxes[:, :2]).max(axis=1)
-    d = centres[None] - centres[:, None]                      # d[i, j]: from box i to box j
-    dist = np.linalg.norm(d, axis=2)
-    dist[dist < side[:, None] / 3] = np.inf                   # itself, or the same tile
-    k = min(BESIDE_NEIGHBOURS, len(boxes) - 1)
-    i = np.repeat(np.arange(len(boxes)), k)
-    j = np.argsort(dist, axis=1)[:, :k].ravel()
-    near = dist[i, j] <= BESIDE_REACH * side[i]
-    i, j = i[near], j[near]
-    return boxes[i] - np.hstack([d[i, j], d[i, j]])
 
 
 def _other_size(boxes: np.ndarray, r: float) -> tuple[float, bool] | None:
