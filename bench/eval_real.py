@@ -240,8 +240,6 @@ def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.Abstrac
             yield model.detect
 
     return {
-        "no close-up detector": lambda: off((model, "_closeup_path", None),
-                                            (model, "closeup_conf", (model.up_conf, model.conf))),
         "no second size (one reading at 512)": lambda: off((tm, "_other_size", lambda boxes, r: None)),
         "no second look at unsure faces": lambda: off((tm, "SECOND_LOOK", 0.0)),
     }

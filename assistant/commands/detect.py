@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import cv2
 
+from vision.image_file import ImageFileError, read_image
 from vision.photo import read_photo
 from vision.tile_model import TileModel, TileModelError, draw_overlay
 
@@ -33,10 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if frame is None:
-        print(f"error: {args.image}: not a readable image")
-        return 2
+    try:
+        frame = read_image(args.image)
+    except ImageFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     try:
         from vision.enroll import load_set
         from vision.tile_model import sets_dir

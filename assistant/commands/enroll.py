@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.enroll import LABELS_FILE, EnrolError, apply, propose
+from vision.image_file import ImageFileError, read_image
 from vision.tile_model import TileModel, TileModelError, sets_dir
 
 
@@ -66,11 +67,11 @@ def run(args: argparse.Namespace) -> int:
             return 0
         images = []
         for p in args.photos:
-            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-            if img is None:
-                print(f"error: {p}: not a readable image")
-                return 2
-            images.append((str(p), img))
+            try:
+                images.append((str(p), read_image(p)))
+            except ImageFileError as exc:
+                print(f"error: {exc}")
+                return 1
         if args.camera is not None:
             frame = _grab(args.camera)
             if frame is None:
