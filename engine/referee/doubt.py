@@ -69,8 +69,13 @@ class Doubt:
             question = Question(index, t, seat, penalty, reason)
             self.questions.append(question)
             out.append(Ruling("question", t, seat, question.to_json()))
-        self.doubted.add(seat)
+        self.doubted.add((seat, reason))
         return False
+
+    def _exposures_doubted(self, seat: int) -> bool:
+        """Whether the camera's picture of ``seat``'s exposures was already put to the table this game (an
+        invalid exposure, a hand no line allows): a hand impossible because of it is not asked about again."""
+        return any(s == seat and r.startswith(("invalid exposure", "impossible hand")) for s, r in self.doubted)
 
     def open_questions(self, t: float) -> list[Question]:
         """The questions a person may still answer at table time ``t``."""

@@ -86,7 +86,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         self.survivor_due: dict[str, int] | None = None  # {payer, survivor, basis}: waits for a hand value
         self.intact_hand: int | None = None  # tournament: the survivor who scored for an intact hand (may throw in)
         self.questions: list = []  # open questions (engine/referee/doubt.py)
-        self.doubted: set[int | None] = set()  # seats a camera-evidence penalty was put to the table for this game
+        self.doubted: set[tuple[int | None, str]] = set()  # (seat, reason) put to the table as questions this game
         self.challenges: list[tuple[int, int]] = []  # (challenger, target): home-play death challenges to settle
         self.unseen: str | None = None  # a joined game: "turn" (nobody said whose), "order" (not yet seen), "phase"
         self.joined = False  # this game was joined in progress: the tiles each player holds were never counted
@@ -436,7 +436,7 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         pending = {owner for _, owner, _ in self.wrong_exchanges}  # judged when the redeemer discards
         for s in self.live():
             st = self.seats[s]
-            if not st.exposures or s in pending or s in self.doubted:  # asked about once: not asked again
+            if not st.exposures or s in pending or self._exposures_doubted(s):  # asked once: not again
                 continue
             if not self.card.lines_allowing(st.exposures, self.seen_by(s)):
                 before = self.card.lines_allowing(st.exposures, ())
