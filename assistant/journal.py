@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -20,6 +21,7 @@ from typing import IO, Any
 from assistant.questions import trusted
 from engine.referee import ProfileError, Referee, Ruling, events
 from engine.referee.profile import PROFILES_DIR
+from vision import events as vision_events
 
 
 class JournalError(ValueError):
@@ -33,6 +35,10 @@ class JournalRecordError(JournalError):
     def __init__(self, index: int, message: str) -> None:
         super().__init__(message)
         self.index = index
+
+
+class ResumeError(JournalError):
+    """A journal a resumed game cannot continue: the message names the file line and says what to do."""
 
 
 def _stderr(message: str) -> None:
@@ -140,17 +146,20 @@ class RecordedReferee:
 
 
 def referee_from_header(header: dict[str, Any] | None, card: Any = None, profile: Any = None,
-                        players: int | None = None) -> Referee:
-    """A fresh referee for a journal: the header's card and profile texts unless overridden."""
+                        players: int | None = None, where: str = "") -> Referee:
+    """A fresh referee for a journal: the header's card and profile texts unless overridden. ``where`` (the
+    journal's ``file:line``) names those texts in errors: they live in the journal, not in the files the
+    header remembers."""
     from engine.card import SAMPLE_CARD, load_card, parse_card
     from engine.referee import parse_profile
 
     if card is None:
-        card = (parse_card(header["card_text"], header.get("card", "<journal card>"))
+        card = (parse_card(header["card_text"], f"{where} card" if where else header.get("card", "<journal card>"))
                 if header and header.get("card_text") else load_card(SAMPLE_CARD))
     if profile is None:
         if header and header.get("profile_text"):
-            profile = parse_profile(header["profile_text"], header.get("profile", "<journal profile>"))
+            profile = parse_profile(header["profile_text"],
+                                    f"{where} profile" if where else header.get("profile", "<journal profile>"))
         else:
             profile = parse_profile(*builtin_profile_text("nmjl"))
     count = players or (header or {}).get("players") or 4
@@ -182,3 +191,111 @@ def replay(records: list[dict[str, Any]], referee: Referee) -> tuple[list[Ruling
                 mismatches.append({"record": i + 1, "event": rec["event"], "journal": nxt["rulings"],
                                    "replay": now})
     return rulings, mismatches
+
+
+#: Event sources the camera produces (``assumed``: the start-of-game block it cannot see). A resumed recording
+#: produces these again from its frames; every other event (people, a game before the recording) comes from
+#: the journal itself.
+FRAME_SOURCES = ("camera", "assumed")
+
+
+def check_record(record: dict[str, Any]) -> str | None:
+    """Why an intact record cannot be resumed from (a missing or mistyped field), or None when it can.
+
+    A resume trusts a journal only this far: a record that fails here would otherwise be a traceback halfway
+    through rebuilding the game.
+    """
+    kind = record.get("kind")
+    if not isinstance(kind, str):
+        return "a record needs a \"kind\" string"
+    frame = record.get("frame", -1)
+    if isinstance(frame, bool) or not isinstance(frame, int):
+        return f"\"frame\" must be a whole number, not {json.dumps(frame)[:40]}"
+    if kind == "header":
+        for key in ("card_text", "profile_text", "card", "profile"):
+            if key in record and not isinstance(record[key], str):
+                return f"header \"{key}\" must be a string"
+        players = record.get("players", 4)
+        if isinstance(players, bool) or players not in (3, 4):
+            return "header \"players\" must be 3 or 4"
+    elif kind == "event":
+        try:
+            events.from_json(record.get("event"))
+        except events.EventError as exc:
+            return f"event record cannot be replayed: {exc}"
+        if not isinstance(record.get("source", "camera"), str):
+            return "\"source\" must be a string"
+    elif kind == "rulings" and not isinstance(record.get("rulings"), list):
+        return "a rulings record needs a \"rulings\" list"
+    elif kind in ("observation", "notice") and not isinstance(record.get(kind), dict):
+        return f"a record of kind \"{kind}\" needs an object under \"{kind}\""
+    elif kind == "observation":
+        try:
+            vision_events.from_json(record["observation"])
+        except vision_events.EventLogError as exc:
+            return f"observation record cannot be replayed: {exc}"
+    return None
+
+
+class CatchUp:
+    """The journal of a resumed game while the game is rebuilt: records the journal already holds are checked
+    against it instead of being written again, and writing starts with the first record it lacks.
+
+    A resumed recording is played again from its first frame through a fresh referee, so every record it
+    produces up to the crash is one the journal already holds (the reader and the referee are deterministic);
+    the record in flight at the crash and the rest of its frame then follow exactly as in a run that never
+    stopped. A record that differs is a :class:`ResumeError` naming its line: the journal was altered, or it
+    was made with another recording, card, profile or tile model, and going on would rule on another game.
+    """
+
+    def __init__(self, journal: Any, records: list[dict[str, Any]], lines: list[int], path: str | Path) -> None:
+        self.journal = journal
+        self.pending = deque(zip(records, lines, strict=True))
+        self.path = path
+
+    def peek(self) -> dict[str, Any] | None:
+        """The next record the journal already holds, or None once everything after it is new."""
+        return self.pending[0][0] if self.pending else None
+
+    def pop(self) -> dict[str, Any]:
+        return self.pending.popleft()[0]
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Check ``record`` against the next journaled one, or write it once the journal holds no more."""
+        if not self.pending:
+            if self.journal is not None:
+                self.journal.append(record)
+            return
+        held, line = self.pending[0]
+        if record.get("kind") == "rulings" and held.get("kind") != "rulings":
+            return  # an older version lost this rulings record to a crash; the append-only file cannot take it
+        self.pending.popleft()
+        got = json.loads(json.dumps(record))
+        if held.get("kind") == "rulings" == got.get("kind"):
+            held, got = held.get("rulings"), got["rulings"]  # a game before a recording journals no frame
+        if held != got:
+            where, held, got = _difference(held, got)
+            raise ResumeError(
+                f"{self.path}:{line}: the resumed game departs from the journal here: at {where or 'the record'} "
+                f"the journal holds {_brief(held)}, the game now gives {_brief(got)}. The journal was altered, or "
+                "it was made with "
+                f"another recording, card, profile or tile model (`mahj referee replay {self.path}` lists every "
+                "difference); start a new journal to go on")
+
+
+def _difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any]:
+    """The first place two JSON values differ: (dotted path, value in ``a``, value in ``b``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            if a.get(key) != b.get(key):
+                return _difference(a.get(key), b.get(key), f"{where}.{key}" if where else str(key))
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _difference(x, y, f"{where}[{i}]")
+    return where, a, b
+
+
+def _brief(record: Any) -> str:
+    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= 160 else text[:157] + "..."

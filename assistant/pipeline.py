@@ -26,6 +26,7 @@ from typing import Any
 
 from assistant.corrections import PENDING_SECONDS, ends_or_restarts, what_changes
 from assistant.display.state import TableView
+from assistant.journal import FRAME_SOURCES, CatchUp
 from assistant.observations import WallEnds, convert
 from assistant.questions import question_for, trusted
 from engine.referee import events as rev
@@ -71,6 +72,7 @@ class Assistant:
         self.frame = -1
         self.t = 0.0
         self.rulings: list[Ruling] = []
+        self.catch_up: CatchUp | None = None  # while a resumed game is rebuilt (resume)
         self.game_started = False
         self.wall_ends = WallEnds()
         self._last_notice: tuple[tuple, float] = ((), -1e9)
@@ -101,21 +103,31 @@ class Assistant:
             return out
         out = self.apply(rev.Deal(t), source="assumed")
         self.wall_ends = WallEnds()
-        if self.referee.players == 4:
-            for direction in ASSUMED_CHARLESTON:
-                for seat in range(self.referee.players):
-                    out += self.apply(rev.CharlestonPass(t, seat, direction), source="assumed", quiet=True)
-            out += self.apply(rev.CharlestonStop(t, 0), source="assumed", quiet=True)
+        for event in self.assumed_charleston(t):
+            out += self.apply(event, source="assumed", quiet=True)
         self.game_started = True
         return out
+
+    def assumed_charleston(self, t: float) -> list[rev.Event]:
+        """The Charleston journaled as assumed after a deal: three passes by every seat and a stop (none at a
+        3-player table)."""
+        if self.referee.players != 4:
+            return []
+        passes: list[rev.Event] = [rev.CharlestonPass(t, seat, direction) for direction in ASSUMED_CHARLESTON
+                                   for seat in range(self.referee.players)]
+        return [*passes, rev.CharlestonStop(t, 0)]
 
     def apply(self, event: rev.Event, source: str = "camera", quiet: bool = False) -> list[Ruling]:
         """Journal the event, rule on it, and send the rulings out."""
         if self.journal is not None:
             self.journal.append({"kind": "event", "source": source, "frame": self.frame,
                                  "event": rev.to_json(event)})
-        if self.console is not None and not quiet:
+        if self.console is not None and not quiet and self.catch_up is None:
             self.console.event(event, source)
+        return self._ruled(event, source, quiet)
+
+    def _ruled(self, event: rev.Event, source: str | None, quiet: bool = False) -> list[Ruling]:
+        """Rule on a journaled event (``source``: whose evidence it is): the rulings journaled, then sent out."""
         rulings = self._rule(event, trusted(source))
         if self.journal is not None:
             self.journal.append({"kind": "rulings", "frame": self.frame, "rulings": [r.to_json() for r in rulings]})
@@ -144,6 +156,9 @@ class Assistant:
         self._send(n)
 
     def _send(self, r: Any, quiet: bool = False) -> None:
+        if self.catch_up is not None:  # rebuilding a resumed game: it went out before the crash
+            self.view.apply(r.to_json())
+            return
         if r.kind == "window_closed":
             self.timing.window_closed.append((r.t, time.monotonic(), self.frame))
         if self.board is not None:
@@ -160,7 +175,7 @@ class Assistant:
     # --- what the camera saw ------------------------------------------------------------------------------
     def observe(self, observations: Iterable[Any]) -> None:
         for obs in observations:
-            if self.console is not None:
+            if self.console is not None and self.catch_up is None:
                 self.console.observation(obs)
             if self.journal is not None:
                 self.journal.append({"kind": "observation", "frame": self.frame, "observation": obs.to_json()})
@@ -189,7 +204,14 @@ class Assistant:
         return {"message": f"{what} received."}
 
     def handle_requests(self) -> None:
-        """Apply queued corrections and claims (pipeline thread). Board call buttons are polled here too."""
+        """Apply queued corrections and claims (pipeline thread). Board call buttons are polled here too.
+
+        While a resumed recording is rebuilt, the requests people made at this frame come from the journal and
+        new ones wait until the game has caught up."""
+        if self.catch_up is not None:
+            self.replay_journaled(self.frame)
+            if self.catch_up is not None:
+                return
         if self.board is not None:
             for press in self.board.events():
                 if press.held:  # the undo gesture
@@ -297,34 +319,76 @@ class Assistant:
         return pending[0] | {"ok": True, "source": c["source"]}
 
     # --- resume -------------------------------------------------------------------------------------------
-    def resume(self, records: Iterable[dict]) -> int:
-        """Replay a journal's events into the (fresh) referee without signalling; returns the last frame seen.
+    def resume(self, records: list[dict], lines: list[int] | None = None, path: str = "<journal>",
+               frames_replay: bool = False) -> int:
+        """Continue the game a journal holds (``records`` after its header; ``lines``: their file lines);
+        returns the last frame it saw.
 
-        The display and board are then brought to the replayed state, so a restart shows where the game is.
+        ``frames_replay``: the frames are played again from the first (a recording), so the game is rebuilt
+        by ruling on them afresh while the journal only checks each record (journal.CatchUp) and takes the
+        first one it lacks: a crash anywhere, even between two events of one frame or inside the assumed
+        Charleston, resumes exactly where it stopped. Otherwise (a camera) the journal's events are replayed
+        now, the rulings of an event in flight at the crash are journaled and an interrupted assumed
+        Charleston is finished. Either way every journaled ruling is checked against the referee's, and a
+        difference is a journal.ResumeError naming its line. Nothing is signalled for what already went out;
+        the display and board are brought to the game's state once it has caught up.
         """
-        last_frame = -1
+        self.catch_up = CatchUp(self.journal, records, lines or list(range(1, len(records) + 1)), path)
+        self.journal = self.catch_up
+        self.game_started = self.replay_journaled(-1 if frames_replay else None) > 0
+        if not frames_replay:
+            self._finish_assumed_charleston()
+            self.caught_up()
+        return max((int(r.get("frame", -1)) for r in records), default=-1)
+
+    def replay_journaled(self, frame: int | None) -> int:
+        """Apply the journaled records the frames do not produce again (people's requests, a game before the
+        recording) up to ``frame``, or all of them (None: nothing is replayed from frames); returns how many
+        events that was. The game has caught up once the journal holds no more."""
+        catch_up = self.catch_up
+        assert catch_up is not None
         count = 0
-        for rec in records:
-            if rec.get("kind") == "observation" and rec["observation"].get("type") == "picked":
-                convert(vev.from_json(rec["observation"]), self.referee, self.wall_ends)   # relearn the live end
-            if rec.get("kind") != "event":
-                continue
-            event = rev.from_json(rec["event"])
-            if isinstance(event, rev.Deal):
-                self.wall_ends = WallEnds()
-            for r in self._rule(event, trusted(rec.get("source"))):
-                self.view.apply(r.to_json())
-            last_frame = max(last_frame, int(rec.get("frame", -1)))
-            count += 1
-        self.game_started = count > 0
+        while (rec := catch_up.peek()) is not None:
+            kind = rec.get("kind")
+            if frame is not None and (rec.get("frame", -1) > frame or kind == "observation"
+                                      or (kind == "event" and rec.get("source", "camera") in FRAME_SOURCES)):
+                break
+            catch_up.pop()
+            if kind == "observation" and rec["observation"].get("type") == "picked":
+                convert(vev.from_json(rec["observation"]), self.referee, self.wall_ends)  # relearn the live end
+            elif kind == "event":
+                event = rev.from_json(rec["event"])
+                if isinstance(event, rev.Deal):
+                    self.wall_ends = WallEnds()
+                self.frame = int(rec.get("frame", self.frame))
+                self._ruled(event, rec.get("source"), quiet=True)
+                count += 1
+        if catch_up.peek() is None and frame is not None:
+            self.caught_up()
+        return count
+
+    def _finish_assumed_charleston(self) -> None:
+        """A crash inside the assumed start-of-game block left it short: journal and rule on the rest of it."""
+        deals = [i for i, e in enumerate(self.referee.events) if isinstance(e, rev.Deal)]
+        if not deals:
+            return
+        tail = [rev.to_json(e) for e in self.referee.events[deals[-1] + 1:]]
+        block = self.assumed_charleston(self.referee.events[deals[-1]].t)
+        if len(tail) < len(block) and tail == [rev.to_json(e) for e in block[:len(tail)]]:
+            for event in block[len(tail):]:
+                self.apply(event, source="assumed", quiet=True)
+
+    def caught_up(self) -> None:
+        """The resumed game is where the journal ends: write from here on, and show the game as it stands."""
+        if self.catch_up is None:
+            return
+        self.journal, self.catch_up = self.catch_up.journal, None
         self.view.sync(self.referee.snapshot())
         if self.board is not None:  # lights as they were, without replaying every beep of the game
             self.board.set_leds(board_state_from(self.referee.snapshot()))
-        self.view.note(f"Resumed from the journal: {count} events replayed")
+        self.view.note(f"Resumed from the journal: {len(self.referee.events)} events replayed")
         if self.display is not None:
             self.display.publish(self.view.snapshot())
-        self.frame = last_frame
-        return last_frame
 
 
 def board_state_from(state: dict) -> BoardState:
@@ -343,12 +407,11 @@ def board_state_from(state: dict) -> BoardState:
 
 
 def run(assistant: Assistant, frames: Iterable[Any], reader: Any,
-        on_frame: Callable[[Any, list], None] | None = None, skip_to: int = -1,
-        stop: Callable[[], bool] | None = None) -> None:
+        on_frame: Callable[[Any, list], None] | None = None, stop: Callable[[], bool] | None = None) -> None:
     """The watch loop: each frame through the table reader, observations to the assistant, requests between.
 
-    ``skip_to``: after a resume, frames up to this index were already ruled on (a recording replays them only
-    to let the reader learn the table, without emitting moves twice).
+    A resumed recording goes through this loop from its first frame too (Assistant.resume): its journal only
+    checks the records until the crash point.
     """
     for frame in frames:
         if stop is not None and stop():
@@ -358,11 +421,13 @@ def run(assistant: Assistant, frames: Iterable[Any], reader: Any,
         if not assistant.game_started:
             assistant.start_game(frame.t)
         observations = reader.process(frame.image, frame.index, frame.t, assistant.expectation())
-        if frame.index > skip_to:
-            assistant.observe(observations)
+        assistant.observe(observations)
         assistant.handle_requests()
         assistant.timing.frames += 1
         assistant.timing.frame_seconds += time.perf_counter() - start
         if on_frame is not None:
             on_frame(frame, observations)
+    if assistant.catch_up is not None:  # the recording ended before the crash point: the journal has the rest
+        assistant.replay_journaled(None)
+        assistant.caught_up()
     assistant.handle_requests()

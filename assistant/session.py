@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.annotate import AnnotatedWriter, reader_tiles
-from assistant.journal import Journal, header_record, read_journal, referee_from_header
+from assistant.journal import Journal, check_record, header_record, read_journal, referee_from_header
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
 from assistant.sources import FrameSource
@@ -69,6 +69,28 @@ def open_model(tile_set: str = "") -> Any:
         raise SetupError(f"tile model: {exc}") from None
 
 
+def resumable(records: list[dict[str, Any]], lines: list[int], path: Path) -> dict[str, Any] | None:
+    """The journal's header (None if it has none), once every record is one a resume can use; otherwise a
+    SetupError naming the first bad record's line."""
+    for record, line in zip(records, lines, strict=True):
+        problem = check_record(record)
+        if problem is not None:
+            raise SetupError(f"{path}:{line}: {problem}; this journal cannot be resumed (start a new one)")
+    return next((r for r in records if r.get("kind") == "header"), None)
+
+
+def referee_of(header: dict[str, Any], line: int, path: Path) -> Any:
+    """The referee a journal's header describes; a card or scoring profile it holds that does not parse is a
+    SetupError naming the journal line (not the sample card or a profile file)."""
+    from engine.card import CardError
+    from engine.referee import ProfileError
+
+    try:
+        return referee_from_header(header, where=f"{path}:{line}")
+    except (CardError, ProfileError) as exc:
+        raise SetupError("\n".join(exc.diagnostics)) from None
+
+
 def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Path, *,
           annotate: Path | None = None, keyboard: bool = True, stop_at_game_over: bool = False,
           linger: float = 0.0, detector: Any = None) -> SessionResult:
@@ -77,12 +99,13 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
     result = SessionResult(journal=journal_path)
     start = time.monotonic()
     with ExitStack() as stack:
-        records = list(read_journal(journal_path)) if journal_path.exists() else []
+        lines: list[int] = []
+        records = list(read_journal(journal_path, line_numbers=lines)) if journal_path.exists() else []
+        header = resumable(records, lines, journal_path)
         journal = stack.enter_context(Journal(journal_path))
         assistant = build(profile, opts, stack, journal)
-        header = next((r for r in records if r.get("kind") == "header"), None)
         if header is not None:  # a resumed game keeps the card and scoring it started with
-            assistant.referee = referee_from_header(header)
+            assistant.referee = referee_of(header, lines[records.index(header)], journal_path)
         elif not records:
             journal.append(header_record(*card_and_scoring_texts(profile), players=assistant.referee.players))
         result.assistant = assistant
@@ -92,13 +115,15 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             console.text(f"display: {assistant.display.url}", url=assistant.display.url)
             if opts.on_display is not None:
                 opts.on_display(assistant.display.url)
-        skip_to = -1
-        if not records:
+        if not records or not source.live:  # a replayed recording joins its game again, as the journal checks
             assistant.join = opts.join
         if records:
-            skip_to = assistant.resume(records)
+            rest = [(r, n) for r, n in zip(records, lines, strict=True) if r is not header]
+            last = assistant.resume([r for r, _ in rest], [n for _, n in rest], str(journal_path),
+                                    frames_replay=not source.live)
             result.resumed_events = sum(1 for r in records if r.get("kind") == "event")
-            console.text(f"resumed {journal_path}: {result.resumed_events} events, continuing after frame {skip_to}")
+            console.text(f"resumed {journal_path}: {result.resumed_events} events, "
+                         + (f"continuing after frame {last}" if not source.live else "the camera goes on"))
         frames = iter(source)
         try:
             first = next(frames)
@@ -137,7 +162,7 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             yield from frames
 
         try:
-            run(assistant, all_frames(), reader, on_frame=on_frame, skip_to=skip_to, stop=over)
+            run(assistant, all_frames(), reader, on_frame=on_frame, stop=over)
         except KeyboardInterrupt:
             result.interrupted = True
             console.text(f"stopped: the journal {journal_path} holds every event; run the same command again "
