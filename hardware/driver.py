@@ -43,6 +43,9 @@ USB_IDS = {
 
 
 _RAW = "raw line"  # marks an exchange_raw request in the request queue
+RECOVERIES_KEPT = 500  # the newest recoveries kept for `mahj board check` and tests (a hostile board sends many)
+REPLAY_AGAIN_S = 1.0  # a gap the board's REPLAY did not fill is asked for again only after this long
+REPLAY_TRIES = 3  # ... and this many times in all, then its events are counted lost for good
 
 
 class BoardIncompatible(RuntimeError):
@@ -126,7 +129,7 @@ class Board:
         self.rig = rig  # the emulator or simavr rig behind "sim"/"simavr" (pin changes, button injection)
         self.info: BoardInfo | None = None
         self.error: Exception | None = None
-        self.recoveries: list[Recovery] = []
+        self.recoveries: list[Recovery] = []  # the newest RECOVERIES_KEPT
         self.dropped_beeps = 0
         self._open = opener
         self._ack_timeout = ack_timeout
@@ -145,8 +148,10 @@ class Board:
         self._splitter = proto.LineSplitter()
         self._unread: deque[bytes] = deque()  # lines read from the port but not yet dispatched
         self._seq = 0
+        self._unacked: tuple[Beep, int, bytes] | None = None  # a BEEP sent but never acknowledged: (beep, seq, line)
         self._last_event = 0
         self._replay_from = 0
+        self._replay_asked: tuple[int, int, float] = (0, 0, 0.0)  # (gap start, times asked, when last asked)
         self._offset: tuple[float, float] | None = None  # (round trip, host - board seconds)
         self._last_tx = 0.0
         self._lost_since: float | None = None
@@ -281,6 +286,11 @@ class Board:
             except (LinkLost, serial.SerialException, OSError) as exc:
                 self._drop_link()
                 self._note_lost(str(exc))
+            except Exception as exc:  # a bug here must not leave a dead thread behind a board that looks connected
+                self.error = exc
+                log.error("board on %s: the driver stopped (%s: %s); signals no longer reach the board",
+                          self.port, type(exc).__name__, exc)
+                break
         self._drop_link()
 
     def _note_lost(self, cause: str) -> None:
@@ -304,6 +314,8 @@ class Board:
 
     def _recovered(self, kind: str, detail: str) -> None:
         self.recoveries.append(Recovery(kind, detail))
+        if len(self.recoveries) > RECOVERIES_KEPT:
+            del self.recoveries[0]
         now = time.monotonic()
         if now - self._last_log.get(kind, -1e9) >= 5 or kind in ("reconnect", "board_reset", "failsafe"):
             log.warning("board on %s: %s", self.port, detail)
@@ -317,6 +329,7 @@ class Board:
         link.reset_input_buffer()
         link.write(b"\n")  # ends whatever partial line the board may hold from before
         self._offset = None
+        self._finish_unacked_beep()
         reply = self._transact("HELLO", proto.PROTO_VERSION, tries=8, handshake=True)
         if reply[0] == "ERR":
             raise BoardIncompatible(f"board speaks protocol {reply[-1]}, this driver {proto.PROTO_VERSION}")
@@ -324,7 +337,7 @@ class Board:
             raise BoardIncompatible(f"unexpected HELLO reply {' '.join(reply)!r}; is this a mahj board?")
         first = self.info is None
         self.info = BoardInfo(int(reply[2]), reply[3], reply[4], self.port)
-        self._last_event = int(reply[5])  # events from before we connected are stale
+        self._last_event = int(reply[5]) if reply[5].isdigit() else 0  # events from before we connected are stale
         self._transact("PING")  # first clock sample, so button presses get host times at once
         with self._lock:
             self._applied = None
@@ -354,17 +367,15 @@ class Board:
                 self._applied = desired
             return
         if beep is not None:
-            self._transact("BEEP", beep.freq, beep.on_ms, beep.off_ms, beep.count)
-            with self._lock:
-                if self._beeps and self._beeps[0][1] is beep:
-                    self._beeps.popleft()
+            self._send_beep(beep)
             return
         if self._replay_from:
             start, self._replay_from = self._replay_from, 0
-            first = int(self._transact("REPLAY", start)[1])
-            if first > start:  # the board no longer holds them: count them lost once, do not ask again
-                self._recovered("event_gap", f"events {start}..{first - 1} lost for good")
-                self._last_event = max(self._last_event, first - 1)
+            reply = self._transact("REPLAY", start)
+            first = int(reply[1]) if len(reply) > 1 and reply[1].isdigit() else start
+            if proto.ahead(first, start) > 0:  # the board no longer holds them: count them lost once
+                self._recovered("event_gap", f"events {start}..{proto.next_number(first, -1)} lost for good")
+                self._last_event = proto.next_number(first, -1)
             return
         try:
             verb, args, done = self._requests.get_nowait()
@@ -383,6 +394,33 @@ class Board:
             return
         self._pump(0.0)  # one read: blocks for at most the port's 10 ms timeout, so new signals go out fast
 
+    def _send_beep(self, beep: Beep) -> None:
+        """Plays a queued beep once. A BEEP whose acks were all lost keeps its number and line, so its retry after
+        a reconnect (before HELLO clears the board's memory of replies) is a repeat the board does not play
+        again (PROTOCOL.md: a lost ack never causes a second beep)."""
+        if self._unacked is not None and self._unacked[0] is beep:
+            seq, line = self._unacked[1:]
+        else:
+            self._seq = proto.next_number(self._seq)
+            seq, line = self._seq, proto.command(self._seq, "BEEP", beep.freq, beep.on_ms, beep.off_ms, beep.count)
+        self._unacked = (beep, seq, line)
+        self._exchange(seq, line, "BEEP", self._retries + 1)
+        self._unacked = None
+        with self._lock:
+            if self._beeps and self._beeps[0][1] is beep:
+                self._beeps.popleft()
+
+    def _finish_unacked_beep(self) -> None:
+        """On a reconnect: the BEEP in flight when the link was given up is sent again exactly as before, if it is
+        still wanted (not dropped as stale meanwhile)."""
+        if self._unacked is None:
+            return
+        with self._lock:
+            wanted = any(beep is self._unacked[0] for _, beep in self._beeps)
+        if wanted:
+            self._send_beep(self._unacked[0])
+        self._unacked = None
+
     def _write(self, data: bytes) -> None:
         assert self._link is not None
         self._link.write(data)
@@ -390,10 +428,12 @@ class Board:
 
     def _transact(self, verb: str, *args: object, tries: int | None = None, handshake: bool = False) -> tuple[str, ...]:
         """Sends one command and waits for its ack, resending the same line on a timeout or an ``X`` notice."""
-        self._seq = self._seq % 65535 + 1
-        seq = self._seq
-        line = proto.command(seq, verb, *args)
-        tries = tries or self._retries + 1
+        self._seq = proto.next_number(self._seq)
+        return self._exchange(self._seq, proto.command(self._seq, verb, *args), verb, tries or self._retries + 1,
+                              handshake)
+
+    def _exchange(self, seq: int, line: bytes, verb: str, tries: int, handshake: bool = False) -> tuple[str, ...]:
+        """Writes command ``line`` (number ``seq``) until its ack comes, ``tries`` times at most."""
         for attempt in range(1, tries + 1):
             sent = time.monotonic()
             self._write(line)
@@ -439,22 +479,41 @@ class Board:
                 return None
 
     def _dispatch(self, frame: proto.Frame) -> None:
+        problem = proto.board_line_problem(frame)
+        if problem is not None:
+            if self._ready.is_set():
+                self._recovered("garbage", f"dropped a line from the board: {problem}")
+            return
         if frame.kind == "E":
             self._event(frame)
-        elif frame.kind == "H" and len(frame.fields) >= 3:
+        elif frame.kind == "H":
             # A heartbeat's event count reveals lost events (its IDLE flag is not acted on: it may predate our
             # last command; the FAILSAFE event, replayable, is what says the state was dropped).
-            last = int(frame.fields[1]) if frame.fields[1].isdigit() else 0
-            if last > self._last_event:
+            last = int(frame.fields[1])
+            if proto.ahead(last, self._last_event) > 0:
                 self._ask_replay(last)
 
     def _ask_replay(self, last: int) -> None:
         """Events after the last one seen up to ``last`` never arrived: the service loop asks the board again
-        (once: later signs of the same gap, before the replay is served, are not a new loss)."""
+        (once: later signs of the same gap, before the replay is served, are not a new loss). A board whose
+        REPLAY does not fill the gap is asked again after REPLAY_AGAIN_S, REPLAY_TRIES times in all; then the
+        gap is lost for good and said once, not a command storm and a log without end."""
         if self._replay_from:
             return
-        self._recovered("event_gap", f"events {self._last_event + 1}..{last} lost; asked for a replay")
-        self._replay_from = self._last_event + 1
+        start = proto.next_number(self._last_event)
+        asked_start, times, when = self._replay_asked
+        now = time.monotonic()
+        if asked_start == start and now - when < REPLAY_AGAIN_S:
+            return
+        times = times + 1 if asked_start == start else 1
+        if times > REPLAY_TRIES:
+            self._recovered("event_gap", f"events {start}..{last} lost for good: the board did not replay them")
+            self._last_event = last
+            self._replay_asked = (0, 0, 0.0)
+            return
+        self._replay_asked = (start, times, now)
+        self._recovered("event_gap", f"events {start}..{last} lost; asked for a replay")
+        self._replay_from = start
 
     def _event(self, frame: proto.Frame) -> None:
         n, kind, args = frame.number, frame.fields[1], frame.fields[2:]
@@ -467,13 +526,14 @@ class Board:
                 with self._lock:
                     self._applied = None
             return
-        if n <= self._last_event:
+        gap = proto.ahead(n, self._last_event)
+        if gap <= 0:
             return  # already seen (a REPLAY overlaps what arrived)
-        if n > self._last_event + 1:
-            self._ask_replay(n - 1)
+        if gap > 1:
+            self._ask_replay(proto.next_number(n, -1))
             return
         self._last_event = n
-        if kind in ("BTN", "HOLD") and len(args) == 2:
+        if kind in ("BTN", "HOLD"):
             board_ms = int(args[1])
             t = self._offset[1] + board_ms / 1000 if self._offset else None
             self._presses.append(ButtonPress(int(args[0]), board_ms, t, n, held=kind == "HOLD"))

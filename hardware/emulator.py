@@ -314,7 +314,7 @@ class BoardEmulator:
                         f"{self.crc_errors} {self.duplicates} {self._ms}")
             if verb == "REPLAY":
                 start = num(args[0], 1, 65535)
-                kept = [e for e in self._events if int(e.split()[1]) >= start]
+                kept = [e for e in self._events if proto.ahead(int(e.split()[1]), start) >= 0]
                 replay.extend(kept)
                 first = int(kept[0].split()[1]) if kept else start
                 return f"OK {first} {self._event_n}"

@@ -20,6 +20,19 @@ HOLD_MS = 1500  # a call button down this long from first contact is also report
 BEEP_LIMITS = {"freq": (100, 8000), "on_ms": (1, 2000), "off_ms": (0, 2000), "count": (1, 9)}
 
 
+def ahead(n: int, last: int) -> int:
+    """How many steps counter value ``n`` is past ``last`` on the 1..65535 circle both counters wrap around
+    (65535 -> 1); 0 or less: ``n`` is ``last`` or older. Half the circle ahead counts as newer, as in serial
+    number arithmetic (RFC 1982), so a wrap is never mistaken for an old number."""
+    steps = (n - last) % 65535
+    return steps if steps < 32768 else steps - 65535
+
+
+def next_number(n: int, steps: int = 1) -> int:
+    """``n`` moved ``steps`` along the 1..65535 circle."""
+    return (n - 1 + steps) % 65535 + 1
+
+
 class ProtocolError(ValueError):
     """A line that is not a valid frame (bad CRC, bad shape); the message says what was wrong."""
 
@@ -115,3 +128,27 @@ class LineSplitter:
                     self._skipping = True
                     self.dropped += 1
         return [line for line in lines if line.strip()]
+
+
+#: What each board event carries after its type: the checks a host makes before acting on one.
+EVENT_ARGS = {"BTN": 2, "HOLD": 2, "FAILSAFE": 1}
+
+
+def board_line_problem(frame: Frame) -> str | None:
+    """Why a CRC-valid line from a board cannot be acted on (a field that is not a number, a seat that does not
+    exist, too few fields), or None. A board speaking garbage is reported, never a crash in the host."""
+    f = frame.fields
+    if frame.kind == "H":
+        if len(f) < 3 or not f[0].isdigit() or not f[1].isdigit() or f[2] not in ("IDLE", "LINK"):
+            return f"heartbeat {' '.join(f)!r} is not H <board_ms> <last_n> IDLE|LINK"
+        if int(f[1]) > 65535:
+            return f"heartbeat event count {f[1]} outside 0..65535"
+    elif frame.kind == "E":
+        if len(f) < 2 or not 1 <= int(f[0]) <= 65535:
+            return f"event {' '.join(f)!r} has no number in 1..65535 and type"
+        want = EVENT_ARGS.get(f[1])
+        if want is not None and (len(f) - 2 < want or not all(x.isdigit() for x in f[2:2 + want])):
+            return f"event {f[1]} needs {want} number(s): {' '.join(f)!r}"
+        if f[1] in ("BTN", "HOLD") and int(f[2]) >= SEATS:
+            return f"event {f[1]} for seat {f[2]}: seats are 0..{SEATS - 1}"
+    return None

@@ -109,3 +109,10 @@ def test_protocol_document_examples_carry_correct_crcs():
     assert len(examples) >= 7
     for text in examples:
         proto.parse(text.encode())
+
+
+def test_counters_compare_across_the_wrap():
+    from hardware.protocol import ahead, next_number
+
+    assert [ahead(1, 65535), ahead(2, 65534), ahead(5, 5), ahead(65535, 1), ahead(3, 2)] == [1, 3, 0, -1, 1]
+    assert [next_number(65535), next_number(1, -1), next_number(7)] == [1, 65535, 8]

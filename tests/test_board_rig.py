@@ -396,3 +396,112 @@ def test_socket_url_port():
         stop.set()
         thread.join(2)
         server.close()
+
+
+# ---- a hostile or unlucky board (issue 31) -------------------------------------------------------------------
+@pytest.mark.parametrize("lost", range(1, 11))
+def test_one_tone_per_beep_whatever_the_acks_lost(lost):
+    """After 4 lost acks the driver gives up and reconnects; the BEEP is then sent again with its old number and
+    line before HELLO, so the board answers it from its cache instead of playing it twice."""
+    rig = EmulatorRig()
+    board = attach(rig, ack_timeout=0.05)
+    try:
+        assert board.wait_ready(5)
+        t0 = rig.now()
+        rig.board.drop_acks = lost
+        board.beep(Beep(1500, 30))
+        assert board.wait_applied(10)
+        assert rig.sleep_until(rig.now() + 0.1)
+        assert len([p for p in edges(rig.pin_changes(), "BUZZ", t0) if p.value]) == 1
+        assert board.connected and board.error is None
+    finally:
+        board.close()
+
+
+def test_events_after_the_counter_wraps_are_delivered():
+    rig = EmulatorRig()
+    rig.board._event_n = 65533  # the board has been up a long time
+    board = attach(rig, ack_timeout=0.1)
+    try:
+        assert board.wait_ready(5)
+        presses = []
+        for seat in (0, 1, 2, 3):  # events 65534, 65535, 1, 2
+            rig.press(seat)
+            assert wait_until(lambda n=seat + 1: presses.extend(board.events()) or len(presses) >= n, 2), presses
+        assert [p.event for p in presses] == [65534, 65535, 1, 2]
+        rig.drop_next_event()  # a gap across the wrap is replayed, not taken for old news
+        rig.press(1)
+        assert wait_until(lambda: presses.extend(board.events()) or len(presses) > 4, 4), presses
+        assert presses[-1].event == 3
+    finally:
+        board.close()
+
+
+@pytest.mark.parametrize("line", ["E 2 BTN x 100", "E 2 BTN 9 100", "E 2 HOLD 1", "H x 1 LINK", "H 5 y IDLE",
+                                  "E 2 FAILSAFE z", "H 5 99999 LINK"])
+def test_a_board_line_with_bad_fields_is_reported_and_survived(line):
+    rig = EmulatorRig()
+    board = attach(rig, ack_timeout=0.1)
+    try:
+        assert board.wait_ready(5)
+        rig.garbage(proto.frame(line).decode().replace("\n", "\\n"))
+        assert wait_until(lambda: any(r.kind == "garbage" for r in board.recoveries), 2)
+        board.set_leds(BoardState(window="green"))
+        assert board.wait_applied(2) and board.connected and board.error is None
+        assert board.events() == []
+        rig.press(2)
+        assert wait_until(lambda: board._presses, 2)
+    finally:
+        board.close()
+
+
+def test_a_board_that_never_replays_is_not_stormed():
+    """A board that acknowledges REPLAY but never resends its events: the host asks a few times, a second apart,
+    then counts the events lost once; it does not send thousands of commands a second or log without end."""
+    class Forgetful(BoardEmulator):
+        def _run(self, verb, args, replay):
+            return super()._run(verb, args, []) if verb == "REPLAY" else super()._run(verb, args, replay)
+
+    rig = EmulatorRig()
+    rig.board = Forgetful()
+    board = attach(rig, ack_timeout=0.1)
+    try:
+        assert board.wait_ready(5)
+        rig.drop_next_event()
+        rig.press(1)
+        sent_before = len(rig.rx_log())
+        assert wait_until(lambda: any("lost for good" in r.detail for r in board.recoveries), 15)
+        time.sleep(0.5)
+        sent = len(rig.rx_log()) - sent_before
+        assert sent < 40, sent  # pings and a few REPLAYs, not a storm
+        assert sum(r.kind == "event_gap" for r in board.recoveries) <= 4
+        rig.press(2)  # the link is still good
+        assert wait_until(lambda: any(p.seat == 2 for p in board.events()), 3)
+    finally:
+        board.close()
+
+
+def test_the_recovery_log_is_bounded():
+    rig = EmulatorRig()
+    board = attach(rig)
+    try:
+        assert board.wait_ready(5)
+        for _ in range(2000):
+            board._recovered("garbage", "noise")
+        assert len(board.recoveries) <= 500 and board.recoveries[-1:][0].detail == "noise"
+    finally:
+        board.close()
+
+
+def test_a_driver_that_cannot_go_on_says_so(monkeypatch, caplog):
+    """Whatever stops the driver's thread, the board no longer looks connected and the log says why."""
+    rig = EmulatorRig()
+    board = attach(rig, ack_timeout=0.1)
+    try:
+        assert board.wait_ready(5)
+        monkeypatch.setattr(board, "_service", lambda: 1 / 0)
+        assert wait_until(lambda: not board.connected, 2)
+        assert isinstance(board.error, ZeroDivisionError)
+        assert any("driver stopped" in r.getMessage() for r in caplog.records)
+    finally:
+        board.close()
