@@ -123,3 +123,57 @@ def test_load_card_reports_file_name_and_non_utf8(tmp_path):
     with pytest.raises(CardError) as err:
         load_card(path)
     assert err.value.diagnostics == [f"{path}:3:1: 13 tiles: a hand line has exactly 14"]
+
+
+# ---- cards that would explode, and other hostile files (issue 31) --------------------------------------------
+def test_a_line_of_alternatives_is_bounded_without_expanding_it(monkeypatch):
+    """14 singles of nine alternatives each stand for about 10^13 hands: an error at the line, found from the
+    line's shape; nothing is expanded (before: minutes of work or memory without end)."""
+    import engine.card.compiled as compiled
+
+    expanded = []
+    real = compiled.expand
+    monkeypatch.setattr(compiled, "expand", lambda line: expanded.append(line) or real(line))
+    line = " ".join(["1|2|3|4|5|6|7|8|9"] * 14) + " X25"
+    assert errors(GOOD_HEADER + "FF 2222 44 66 8888 X25\n  " + line + "\n") == [
+        "t.card:5:3: this line stands for up to 68,630,377,364,883 concrete hands (alternatives x suits x shifts); "
+        "the limit is 2,000: split it into several lines"]
+    assert [x.source_line for x in expanded] == [4]
+
+
+def test_a_card_past_the_total_limit_is_named_once():
+    from engine.card.parser import MAX_CARD_VARIATIONS
+
+    lines = MAX_CARD_VARIATIONS // 6 + 10  # each of these lines stands for 6 hands (3 tags on 3 suits)
+    text = GOOD_HEADER + "FF 2222a 44a 66b 8888c X25\n" * lines
+    (only,) = errors(text)
+    assert only.startswith(f"t.card:{4 + MAX_CARD_VARIATIONS // 6}:1: from this line on the card would stand for "
+                           f"more than {MAX_CARD_VARIATIONS:,} concrete hands")
+
+
+@pytest.mark.parametrize("line, col, message", [
+    ("FFFF 2222 4444 66 X" + "9" * 5000, 20, "a hand's value is at most 10,000"),
+    ("FFFF 2222 4444 66 X99999999999999999999999", 20, "a hand's value is at most 10,000"),
+    ("FFFF 2222 4444 66 X２５", 19, "bad value 'X２５'"),
+    ("1111 2222 3333 44 X25 shift 1" + "0" * 5000, 29, "bad shift amount '100000000000'"),
+    ("1111 2222 3333 44 X25 shift ３", 29, "bad shift amount '３'"),
+])
+def test_huge_and_foreign_numbers_are_errors_not_tracebacks(line, col, message):
+    (got,) = errors(GOOD_HEADER + line + "\n")
+    assert got.startswith(f"t.card:4:{col}: {message}")
+
+
+def test_only_line_feeds_end_lines():
+    """Form feeds, \\x1c-\\x1e, \\x85 and \\u2028 are spaces inside a line, not line ends: line numbers stay right."""
+    text = GOOD_HEADER + "NNNN\x0bEEEE\x0cWWWW\x1cSS X25\r\nNNNN\x85EEEE\u2028WWWW\x1eSS X25\nNNNN EEEE WWWW SS Y25\n"
+    assert errors(text) == ["t.card:6:19: unknown symbol 'Y' (expected 1-9, 0, F, N, E, W, S, D, then a tag a/b/c)"]
+
+
+def test_a_file_too_large_to_be_a_card_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import engine.card as card_module
+
+    monkeypatch.setattr(card_module, "MAX_CARD_BYTES", 1000)
+    path = tmp_path / "huge.card"
+    path.write_bytes(b"card: x\n" + b"#" * 2000)
+    with pytest.raises(CardError, match=r"huge.card:1:1: larger than"):
+        load_card(path)

@@ -43,10 +43,18 @@ def parse_card(text: str, filename: str = "<card>") -> Card:
     return card
 
 
+#: A card file larger than this is refused before it is read whole (a typed card is a few kilobytes; this
+#: bounds what `--card /dev/zero` or a wrong path to a video can cost).
+MAX_CARD_BYTES = 4 << 20
+
+
 def load_card(path: str | Path) -> Card:
     """Read and parse a ``.card`` file (UTF-8). The engine's one file read: a card is the engine's input data."""
     path = Path(path)
-    data = path.read_bytes()
+    with open(path, "rb") as f:
+        data = f.read(MAX_CARD_BYTES + 1)
+    if len(data) > MAX_CARD_BYTES:
+        raise CardError([Diagnostic(str(path), 1, 1, f"larger than {MAX_CARD_BYTES:,} bytes: not a card file")])
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

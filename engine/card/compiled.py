@@ -8,6 +8,7 @@ operations over all variations of the card, instead of a search per hand.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -47,8 +48,9 @@ class Variation:
         return [t for g in self.groups for t in g.tiles]
 
 
-def _resolve(group: Group, suits: dict[str | None, Suit], shift: int) -> ConcreteGroup:
-    suit = suits.get(group.tag)
+@functools.lru_cache(maxsize=1 << 16)
+def _resolve(group: Group, suit: Suit | None, shift: int) -> ConcreteGroup:
+    """One group with its suit and shift applied (cached: a line's variations reuse the same few groups)."""
     tiles = []
     for ch in group.symbols:
         if ch in NUMBERS:
@@ -76,7 +78,7 @@ def expand(line: CardLine) -> list[Variation]:
         for suits in itertools.permutations(SUITS, len(tags)):
             mapping = dict(zip(tags, suits, strict=True))
             for shift in _amounts(line, choice):
-                groups = tuple(_resolve(g, mapping, shift) for g in choice)
+                groups = tuple(_resolve(g, mapping.get(g.tag), shift) for g in choice)
                 key = tuple(sorted((g.tiles, g.joker_ok) for g in groups))
                 if key not in seen:
                     seen.add(key)
@@ -84,15 +86,23 @@ def expand(line: CardLine) -> list[Variation]:
     return out
 
 
-def _counts(v: Variation) -> tuple[np.ndarray, np.ndarray]:
-    need = np.zeros(NK, dtype=np.int16)
-    elig = np.zeros(NK, dtype=np.int16)
-    for g in v.groups:
-        for t in g.tiles:
-            need[INDEX[t]] += 1
-            if g.joker_ok:
-                elig[INDEX[t]] += 1
+def _counts(variations: list[Variation]) -> tuple[np.ndarray, np.ndarray]:
+    """(need, elig): per variation, how many of each kind it uses, and how many of those sit in joker groups."""
+    rows = [[(INDEX[t], g.joker_ok) for g in v.groups for t in g.tiles] for v in variations]
+    tiles = np.array(rows, dtype=np.int64).reshape(len(variations), -1, 2)
+    which = np.repeat(np.arange(len(variations)), tiles.shape[1])
+    need = np.zeros((len(variations), NK), dtype=np.int16)
+    elig = np.zeros((len(variations), NK), dtype=np.int16)
+    np.add.at(need, (which, tiles[:, :, 0].ravel()), 1)
+    np.add.at(elig, (which, tiles[:, :, 0].ravel()), tiles[:, :, 1].ravel().astype(np.int16))
     return need, elig
+
+
+def _possible(need: np.ndarray, elig: np.ndarray) -> np.ndarray:
+    """Per row, whether ``impossible`` finds nothing wrong (the same rules, on all of a line's variations at once)."""
+    naturals_fit = ((need - elig) <= SET_KIND_COUNTS).all(axis=1)
+    jokers = np.maximum(need - SET_KIND_COUNTS, 0).sum(axis=1)
+    return naturals_fit & (jokers <= JOKERS_IN_SET)
 
 
 def impossible(need: np.ndarray, elig: np.ndarray) -> str | None:
@@ -123,26 +133,23 @@ class CompiledCard:
         self.variations: list[Variation] = []
         needs, eligs, line_of, counts = [], [], [], []
         for i, line in enumerate(lines):
-            kept, reasons = 0, []
-            for v in expand(line):
-                need, elig = _counts(v)
-                why = impossible(need, elig)
-                if why:
-                    reasons.append(why)
-                    continue
-                self.variations.append(v)
-                needs.append(need)
-                eligs.append(elig)
-                line_of.append(i)
-                kept += 1
+            variations = expand(line)
+            need, elig = _counts(variations)
+            ok = _possible(need, elig)
+            kept = int(ok.sum())
             if not kept:
                 col = line.slots[0].alternatives[0].col if line.slots else 1
-                self.errors.append(Diagnostic(filename, line.source_line, col, f"impossible hand: {reasons[0]}"))
+                self.errors.append(Diagnostic(filename, line.source_line, col,
+                                              f"impossible hand: {impossible(need[0], elig[0])}"))
+            self.variations += itertools.compress(variations, ok)
+            needs.append(need[ok])
+            eligs.append(elig[ok])
+            line_of += [i] * kept
             counts.append(kept)
         self.line_variation_counts = counts
         n = len(self.variations)
-        self.need = np.array(needs, dtype=np.int16).reshape(n, NK)
-        self.elig = np.array(eligs, dtype=np.int16).reshape(n, NK)
+        self.need = np.concatenate(needs) if needs else np.zeros((0, NK), dtype=np.int16)
+        self.elig = np.concatenate(eligs) if eligs else np.zeros((0, NK), dtype=np.int16)
         self.line_of = np.array(line_of, dtype=np.int32)
         self.concealed = np.array([lines[i].concealed for i in line_of], dtype=bool)
         self.starts = np.array([0, *itertools.accumulate(counts)][:-1], dtype=np.int64)
@@ -160,9 +167,15 @@ class CompiledCard:
         self.entry_start = np.searchsorted(var, np.arange(n)).astype(np.intp)
         self.entry_count = np.diff(np.append(self.entry_start, len(var)))
         self.targets = [tuple(g.tiles for g in v.groups) for v in self.variations]
-        self.groups_by_size: dict[int, np.ndarray] = {}
+        # (An array per size, filled from index lists: allocating it per group made compiling quadratic.)
+        where: dict[int, tuple[list[int], list[int]]] = {}
         for vi, v in enumerate(self.variations):
             for g in v.groups:
                 if g.joker_ok:
-                    arr = self.groups_by_size.setdefault(len(g.tiles), np.zeros((n, NK), dtype=np.int8))
-                    arr[vi, INDEX[g.tiles[0]]] += 1
+                    rows, kinds = where.setdefault(len(g.tiles), ([], []))
+                    rows.append(vi)
+                    kinds.append(INDEX[g.tiles[0]])
+        self.groups_by_size: dict[int, np.ndarray] = {}
+        for size, (rows, kinds) in where.items():
+            arr = self.groups_by_size[size] = np.zeros((n, NK), dtype=np.int8)
+            np.add.at(arr, (rows, kinds), 1)

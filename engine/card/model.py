@@ -6,6 +6,7 @@ so they are small, immutable and JSON-friendly; the compiled, fast form lives in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 #: Symbols a group may contain: suit numbers, zero (White Dragon, suitless), Flower, winds, the suit's Dragon.
@@ -57,7 +58,7 @@ class Group:
         """Jokers may stand only in groups of three or more identical tiles (pung, kong, quint, sextet)."""
         return len(self.symbols) >= 3 and len(set(self.symbols)) == 1
 
-    @property
+    @functools.cached_property
     def suited(self) -> bool:
         """Whether the group has tiles that take a suit (numbers 1-9 or the suit's dragon)."""
         return any(s in NUMBERS or s == "D" for s in self.symbols)

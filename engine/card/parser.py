@@ -7,6 +7,7 @@ checks that need the expanded hands (more tiles of a kind than the set holds) ha
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -15,9 +16,16 @@ from engine.card.model import NUMBERS, SYMBOLS, TAGS, CardLine, Diagnostic, Grou
 HAND_TILES = 14
 MAX_GROUP = 6  # pung, kong, quint, sextet: no card has a larger group of one tile
 HEADER_KEYS = ("card", "year", "publisher")
+MAX_VALUE = 10_000  # a hand's value; the League's are 25 to 75
+#: The most concrete hands one line may stand for, counted before duplicates are removed (alternatives x suit
+#: assignments x shifts), and the most for a whole card. Found from the line's shape, without expanding it, so a
+#: line of alternatives that would stand for trillions of hands is an error in microseconds; real cards are
+#: far below (the sample card: 661 hands in all, 42 at most on one line).
+MAX_LINE_VARIATIONS = 2_000
+MAX_CARD_VARIATIONS = 20_000
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:(.*)$")
-_VALUE = re.compile(r"^([XC])(\d+)$")
-_AMOUNT = re.compile(r"^[+-]?\d+$")
+_VALUE = re.compile(r"^([XC])([0-9]+)$")
+_AMOUNT = re.compile(r"^[+-]?[0-9]{1,2}$")
 
 
 @dataclass
@@ -87,7 +95,12 @@ def parse_text(text: str, filename: str = "<card>") -> ParsedCard:
     parsed = ParsedCard(filename)
     section: str | None = None
     numbers: dict[str, int] = {}
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    seen_sections: set[str] = set()
+    total = 0
+    # Lines end at "\n" (or "\r\n") only: str.splitlines would also break at form feeds, \x1c-\x1e, \x85 and
+    # \u2028, and every later line number would be wrong.
+    for lineno, raw in enumerate(text.removesuffix("\n").split("\n"), start=1):
+        raw = raw.removesuffix("\r")
         reader = _LineReader(parsed, lineno)
         body = _strip_comment(raw)
         stripped = body.strip()
@@ -95,7 +108,7 @@ def parse_text(text: str, filename: str = "<card>") -> ParsedCard:
             continue
         col = len(body) - len(body.lstrip()) + 1
         if stripped.startswith("["):
-            section = _section(stripped, col, reader, parsed)
+            section = _section(stripped, col, reader, parsed, seen_sections)
             continue
         header = _HEADER.match(stripped)
         if header:
@@ -106,23 +119,35 @@ def parse_text(text: str, filename: str = "<card>") -> ParsedCard:
             section = ""
         line = _hand_line(raw, reader, section, numbers.get(section, 0) + 1)
         numbers[section] = numbers.get(section, 0) + 1
-        if line is not None:
+        if line is None:
+            continue
+        bound = variation_bound(line)
+        if bound > MAX_LINE_VARIATIONS:
+            reader.error(col, f"this line stands for up to {_count(bound)} concrete hands (alternatives x suits x "
+                              f"shifts); the limit is {MAX_LINE_VARIATIONS:,}: split it into several lines")
+            continue
+        total += bound
+        if total <= MAX_CARD_VARIATIONS:
             parsed.lines.append(line)
+        elif total - bound <= MAX_CARD_VARIATIONS:  # said once, at the line that crosses it
+            reader.error(col, f"from this line on the card would stand for more than {MAX_CARD_VARIATIONS:,} "
+                              "concrete hands (the limit, docs/card.md); later lines are checked but not expanded")
     if "card" not in parsed.headers:
         parsed.errors.insert(0, Diagnostic(filename, 1, 1, "missing 'card: NAME' header"))
     return parsed
 
 
-def _section(stripped: str, col: int, reader: _LineReader, parsed: ParsedCard) -> str:
+def _section(stripped: str, col: int, reader: _LineReader, parsed: ParsedCard, seen: set[str]) -> str:
     if not stripped.endswith("]"):
         reader.error(col + len(stripped), "section header needs a closing ]")
     name = stripped[1:].rstrip("]").strip()
     if not name:
         reader.error(col, "empty section name")
-    elif name in parsed.sections:
+    elif name in seen:
         reader.error(col + 1, f"section [{name}] appears twice")
     else:
         parsed.sections.append(name)
+        seen.add(name)
     return name
 
 
@@ -206,6 +231,20 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
                     source_line=reader.lineno)
 
 
+def variation_bound(line: CardLine) -> int:
+    """At most how many concrete hands ``line`` expands to (compiled.expand), from its shape alone: choices of
+    alternatives x assignments of its tags to suits x shifts. Exact products of small numbers, so a line that
+    would expand to trillions is known as such in microseconds."""
+    choices = math.prod(len(s.alternatives) for s in line.slots)
+    tags = {g.tag for s in line.slots for g in s.alternatives if g.suited}
+    suits = math.perm(3, min(len(tags), 3))
+    return choices * suits * (9 if line.shifts is None else len(line.shifts))
+
+
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+
+
 def _value(tok: _Token, reader: _LineReader, previous: tuple[bool, int] | None) -> tuple[bool, int] | None:
     m = _VALUE.match(tok.text)
     if previous is not None:
@@ -214,9 +253,12 @@ def _value(tok: _Token, reader: _LineReader, previous: tuple[bool, int] | None) 
     if not m:
         reader.error(tok.col, f"bad value {tok.text!r}: expected X<value> or C<value>, like X25 or C30")
         return None
-    amount = int(m.group(2))
+    digits = m.group(2)
+    amount = int(digits) if len(digits) <= len(str(MAX_VALUE)) else MAX_VALUE + 1
     if amount <= 0:
         reader.error(tok.col + 1, "a hand's value must be at least 1")
+    elif amount > MAX_VALUE:
+        reader.error(tok.col + 1, f"a hand's value is at most {MAX_VALUE:,} (the League's are 25 to 75)")
     return (m.group(1) == "C", amount)
 
 
@@ -322,7 +364,8 @@ def _shifts(token: _Token | None, parts: list[_Token], slots: list[Slot],
                 col += 1
                 continue
             if not _AMOUNT.match(item):
-                reader.error(col, f"bad shift amount {item!r} (use 'any' or whole numbers like 0,2,4)")
+                reader.error(col, f"bad shift amount {item[:12]!r} (use 'any' or whole numbers from -8 to 8 like "
+                                  "0,2,4)")
             else:
                 amount = int(item)
                 bad = [n for n in (min(numbers), max(numbers)) if not 1 <= n + amount <= 9] if numbers else []
