@@ -103,6 +103,10 @@ def read_journal(path: str | Path, report: Callable[[str], None] | None = _stder
             record = json.loads(line)
             if not isinstance(record, dict):
                 raise ValueError("a record must be a JSON object")
+        except RecursionError:
+            if report is not None:
+                report(f"{path}:{number}: damaged line skipped (JSON nested too deeply)")
+            continue
         except ValueError as exc:
             if report is not None:
                 report(f"{path}:{number}: damaged line skipped ({exc})")
@@ -125,7 +129,7 @@ def builtin_profile_text(name: str) -> tuple[str, str]:
     path = PROFILES_DIR / f"{name}.toml" if name in ("nmjl", "mahjcon") else Path(name)
     data = path.read_bytes()
     try:
-        return data.decode("utf-8"), str(path)
+        return data.decode("utf-8-sig"), str(path)
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise ProfileError([f"{path}:{line}: not UTF-8 text"]) from None

@@ -173,7 +173,7 @@ def load_profile(path: str | Path | None) -> Profile:
         return parse_profile(DEFAULT_PROFILE, "<default profile>", base=Path.cwd())
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no error (cards accept it too)
     except OSError as exc:
         raise ProfileError(f"{p}: cannot read profile: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -308,8 +308,8 @@ def parse_profile(text: str, filename: str = "<profile>", base: Path | None = No
     )
     if display.host not in LOOPBACK_HOSTS and not display.token:
         raise fail("display.host", f"{display.host!r} is reachable from the network: set display.token too")
-    if display.token and len(display.token) < 8:
-        raise fail("display.token", "use at least 8 characters")
+    if display.token and (len(display.token) < 8 or any(ch.isspace() for ch in display.token)):
+        raise fail("display.token", "use at least 8 characters, without spaces")
 
     board = get("board", "port", "sim")
     if not board:

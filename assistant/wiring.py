@@ -45,7 +45,7 @@ class Options:
 def load_scoring(profile: Profile) -> Any:
     path = scoring_path(profile)
     try:
-        return parse_profile(path.read_text(encoding="utf-8"), str(path))
+        return parse_profile(path.read_text(encoding="utf-8-sig"), str(path))
     except OSError as exc:
         raise SetupError(f"{path}: cannot read the scoring profile: {exc.strerror or exc}") from None
     except ProfileError as exc:
@@ -62,7 +62,7 @@ def card_and_scoring_texts(profile: Profile) -> tuple[str, str, str, str]:
     """(card text, card name, scoring text, scoring name) for the journal header, so a journal replays alone."""
     card = profile.card or SAMPLE_CARD
     scoring = scoring_path(profile)
-    return card.read_text(encoding="utf-8"), str(card), scoring.read_text(encoding="utf-8"), str(scoring)
+    return card.read_text(encoding="utf-8-sig"), str(card), scoring.read_text(encoding="utf-8-sig"), str(scoring)
 
 
 def load_game_card(profile: Profile) -> Any:

@@ -171,3 +171,103 @@ def test_lan_access_needs_the_token():
         assert _call(base + "/api/state", token="lan-token-123")[0] == 200
     finally:
         srv.stop()
+
+
+# ---- hostile requests (issue 31 item 12), straight into the ASGI app with the client address chosen --------
+def _asgi(app, path, *, client="192.0.2.7", host="192.0.2.1:8765", headers=(), method="GET", body=b""):
+    """(status, response headers) of one request; the body of a streaming answer is not waited for."""
+    import asyncio
+
+    path, _, query = path.partition("?")
+    scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
+             "query_string": query.encode(), "root_path": "", "scheme": "http", "client": (client, 50000),
+             "server": ("192.0.2.1", 8765),
+             "headers": [(b"host", host.encode()), *((k.encode(), v.encode()) for k, v in headers)]}
+    sent, asked = [], []
+
+    async def receive():
+        asked.append(1)
+        return {"type": "http.request", "body": body, "more_body": False} if len(asked) == 1 else \
+            {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+        if message["type"] == "http.response.start":
+            raise _Started
+
+    try:
+        asyncio.run(app(scope, receive, send))
+    except _Started:
+        pass
+    start = sent[0]
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}
+
+
+class _Started(Exception):
+    pass
+
+
+def _app(on_correction=None):
+    from assistant.display.app import Broadcaster, create_app
+
+    return create_app(Broadcaster(TableView().snapshot()), "lan-token-123", on_correction=on_correction)
+
+
+@pytest.mark.parametrize("path", ["/static/display.js", "/static/tiles.js", "/static/display.css", "/", "/api/state"])
+def test_every_file_from_another_machine_needs_the_token(path):
+    app = _app()
+    assert _asgi(app, path)[0] == 403
+    assert _asgi(app, path + "?token=lan-token-123")[0] == 200
+    assert _asgi(app, path, headers=[("cookie", "mahj_token=lan-token-123")])[0] == 200  # the page's own requests
+    assert _asgi(app, path, headers=[("cookie", "mahj_token=wrong")])[0] == 403
+    assert _asgi(app, "/static/../app.py?token=lan-token-123")[0] == 404
+
+
+def test_the_page_opened_with_its_token_leaves_a_strict_cookie_for_its_scripts():
+    status, headers = _asgi(_app(), "/?token=lan-token-123")
+    assert status == 200 and "mahj_token=lan-token-123" in headers["set-cookie"]
+    assert "httponly" in headers["set-cookie"].lower() and "samesite=strict" in headers["set-cookie"].lower()
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "attacker.test", "127.0.0.1.nip.io:8765"])
+def test_a_foreign_host_name_is_refused_even_from_this_machine(host):
+    """A DNS-rebinding page sends its own name as Host: refused, so it cannot read the state or the events."""
+    app = _app()
+    for path in ("/api/state", "/events", "/", "/static/display.js"):
+        assert _asgi(app, path, client="127.0.0.1", host=host)[0] == 403
+    assert _asgi(app, "/api/state", client="127.0.0.1", host="127.0.0.1:8765")[0] == 200
+    assert _asgi(app, "/api/state", client="127.0.0.1", host="localhost:8765")[0] == 200
+    assert _asgi(app, "/api/state", client="::1", host="[::1]:8765")[0] == 200
+
+
+def test_a_cookie_is_no_token_for_a_correction():
+    app = _app(on_correction=lambda c: {"message": "ok"})
+    body = json.dumps({"action": "undo"}).encode()
+    cookie = [("cookie", "mahj_token=lan-token-123"), ("content-type", "application/json")]
+    assert _asgi(app, "/api/correction", client="127.0.0.1", host="127.0.0.1", method="POST", body=body,
+                 headers=cookie)[0] == 403
+    assert _asgi(app, "/api/correction?token=lan-token-123", client="127.0.0.1", host="127.0.0.1", method="POST",
+                 body=body)[0] == 200
+
+
+def test_a_deeply_nested_body_is_a_bad_request_not_a_crash():
+    app = _app(on_correction=lambda c: {"message": "ok"})
+    deep = ("[" * 100_000 + "]" * 100_000).encode()
+    assert _asgi(app, "/api/correction?token=lan-token-123", client="127.0.0.1", host="127.0.0.1", method="POST",
+                 body=deep)[0] == 400
+
+
+@pytest.mark.parametrize("token", [" " * 8, "abc def ghi", "short"])
+def test_a_lan_display_needs_a_real_token(token):
+    from assistant.profile import ProfileError, parse_profile
+
+    with pytest.raises(ProfileError, match="display.token"):
+        parse_profile(f"[display]\nhost = '0.0.0.0'\ntoken = '{token}'\n", "x.toml")
+
+
+def test_a_profile_with_a_byte_order_mark_loads(tmp_path):
+    from assistant.profile import load_profile
+
+    path = tmp_path / "mahj.toml"
+    path.write_bytes("\ufeff[seats]\neast = 'Ada'\n".encode())
+    assert load_profile(path).players[0] == "Ada"

@@ -170,6 +170,16 @@ def _no_overlap(bands: list[Band]) -> list[Band]:
     return bands
 
 
+def _band(b: Any, where: str) -> Band:
+    """One band of a calibration file, checked: a seat of the table (or -1, the floor) and two finite ranges."""
+    band = Band(int(b["seat"]), str(b["kind"]), tuple(map(float, b["u"])), tuple(map(float, b["v"])))
+    if band.seat not in (-1, *SEATS) or len(band.u) != 2 or len(band.v) != 2 or not np.isfinite([*band.u,
+                                                                                                   *band.v]).all():
+        raise CalibrationError(f"{where}: band {band.kind!r} for seat {band.seat}: seats are 0-3 (-1 for the floor) "
+                               "and u, v are two finite numbers each")
+    return band
+
+
 @dataclass
 class Calibration:
     """Image <-> table mapping plus the regions. Saved as JSON; a person may edit ``bands`` by hand."""
@@ -225,18 +235,27 @@ class Calibration:
 
     @classmethod
     def from_json(cls, d: dict[str, Any], where: str = "<calibration>") -> Calibration:
+        """A calibration from its JSON; anything that would only fail later (a homography that is not finite or
+        cannot be inverted, a band for a seat that does not exist) is a CalibrationError naming ``where`` now,
+        not a game that then "is too dark to read"."""
+        if not isinstance(d, dict):
+            raise CalibrationError(f"{where}: a calibration is a JSON object, not {type(d).__name__} "
+                                   "(run `mahj calibrate table` to make one)")
         try:
             layout = TableLayout(**d.get("layout", {}))
             H = np.asarray(d["table_to_image"], dtype=np.float64)  # noqa: N806
             if H.shape != (3, 3):
                 raise CalibrationError(f"{where}: table_to_image must be 3x3, got {H.shape}")
-            bands = [Band(int(b["seat"]), str(b["kind"]), tuple(b["u"]), tuple(b["v"])) for b in d.get("bands", [])]
+            if not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12 or not np.isfinite(np.linalg.inv(H)).all():
+                raise CalibrationError(f"{where}: table_to_image is not a usable homography (not finite, or "
+                                       "singular); calibrate again with `mahj calibrate table`")
+            bands = [_band(b, where) for b in d.get("bands", [])]
             return cls(
                 image_size=tuple(d["image_size"]), table_to_image=H.tolist(), source=d.get("source", "markers"),
                 marker_image={int(k): tuple(v) for k, v in d.get("marker_image", {}).items()}, layout=layout,
                 bands=bands, bands_fitted=bool(d.get("bands_fitted", bool(bands))),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, np.linalg.LinAlgError) as exc:
             if isinstance(exc, CalibrationError):
                 raise
             raise CalibrationError(f"{where}: bad calibration: {exc!r}") from None
@@ -251,6 +270,8 @@ class Calibration:
             d = json.loads(p.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise CalibrationError(f"{p}:{exc.lineno}:{exc.colno}: {exc.msg}") from None
+        except RecursionError:
+            raise CalibrationError(f"{p}: JSON nested too deeply (not a calibration file)") from None
         return cls.from_json(d, str(p))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from engine.japanese import score_request
 
@@ -35,6 +35,8 @@ def answer(line: str, default_rules: str | None) -> dict[str, Any]:
         request = json.loads(line)
     except json.JSONDecodeError as exc:
         return {"ok": False, "field": "request", "error": f"request: not JSON ({exc.msg} at column {exc.colno})"}
+    except RecursionError:
+        return {"ok": False, "field": "request", "error": "request: JSON nested too deeply"}
     if default_rules and isinstance(request, dict) and "rules" not in request:
         request["rules"] = default_rules
     return score_request(request)
@@ -61,17 +63,30 @@ def describe(result: dict[str, Any], line_no: int) -> str:
             f"(total {pay['total']})\n    {yaku}")
 
 
-def _lines(args: argparse.Namespace) -> TextIO:
-    return open(args.file, encoding="utf-8") if args.file else sys.stdin
+def _lines(args: argparse.Namespace) -> BinaryIO | TextIO:
+    """Bytes, so a line that is not UTF-8 is named by its number (a text stream fails a whole chunk at once)."""
+    return open(args.file, "rb") if args.file else getattr(sys.stdin, "buffer", sys.stdin)
 
 
 def run_score(args: argparse.Namespace) -> int:
+    """Answer every line; a bad request is answered and counted (exit 1), input that cannot be read at all (a
+    missing file, a folder, a line that is not UTF-8) stops with its place (exit 2)."""
     bad = 0
-    with _lines(args) as stream:
-        for line_no, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            result = answer(line, args.rules)
-            bad += not result["ok"]
-            print(describe(result, line_no) if args.text else json.dumps(result), flush=True)
+    where = args.file or "<stdin>"
+    try:
+        with _lines(args) as stream:
+            for line_no, raw in enumerate(stream, 1):
+                try:
+                    line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+                except UnicodeDecodeError as exc:
+                    print(f"error: {where}:{line_no}:{exc.start + 1}: not UTF-8 text", file=sys.stderr)
+                    return 2
+                if not line.strip():
+                    continue
+                result = answer(line, args.rules)
+                bad += not result["ok"]
+                print(describe(result, line_no) if args.text else json.dumps(result), flush=True)
+    except OSError as exc:
+        print(f"error: {where}: cannot read it: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 1 if bad else 0

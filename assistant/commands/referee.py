@@ -164,6 +164,9 @@ def run_apply(args: argparse.Namespace) -> int:
             except (ValueError, events.EventError) as exc:
                 code = _error(args, f"{where}: {exc}")
                 continue
+            except RecursionError:
+                code = _error(args, f"{where}: JSON nested too deeply")
+                continue
             rulings = recorder.apply(event, source="cli")
             if args.json:
                 print(json.dumps({"event": events.to_json(event), "rulings": [r.to_json() for r in rulings]}))

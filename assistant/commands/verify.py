@@ -85,6 +85,8 @@ def _batch(card: Card, stdin, stdout) -> int:
             out = card.verify(tiles, groups).to_json()
         except (ValueError, TileError) as exc:
             out = {"error": f"stdin:{lineno}: {exc}"}
+        except RecursionError:
+            out = {"error": f"stdin:{lineno}: JSON nested too deeply"}
         stdout.write(json.dumps(out) + "\n")
         stdout.flush()
     return 0

@@ -4,8 +4,11 @@ Live updates use server-sent events: one-way is all the page needs, EventSource 
 tablet sleeps, and it works through anything that passes plain HTTP. Corrections are ordinary POSTs.
 
 Security model: reading is open to this computer; any request from another machine needs the token (so a
-display bound to the LAN is not a public scoreboard), and every request that changes the game needs the token,
-always (so a web page in some other tab cannot forge an "undo" against 127.0.0.1).
+display bound to the LAN is not a public scoreboard), the page's own scripts and styles included: the page opened
+with ``?token=`` leaves it in a strict same-site cookie, so its ``/static`` requests carry it. Every request that
+changes the game needs the token in the URL or a header, always (so a web page in some other tab cannot forge an
+"undo" against 127.0.0.1). A request whose Host header is a name other than this machine's (``localhost``, its
+host name, or an IP address) is refused: that is how a DNS-rebinding page would reach the display.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import ipaddress
 import json
 import logging
 import secrets
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -26,14 +30,17 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from assistant.display.state import TableView
 from engine.tiles import TileError, parse_tile
 
 log = logging.getLogger(__name__)
 STATIC = resources.files("assistant.display") / "static"
+
+#: The page's own files, the only ones served under /static.
+STATIC_FILES = {"display.js": "text/javascript", "tiles.js": "text/javascript", "display.css": "text/css"}
+COOKIE = "mahj_token"
 
 #: What a correction request may carry (checked here so the pipeline only ever sees clean requests).
 CORRECTIONS = ("undo", "fix_tile", "claim", "answer", "join", "ok", "cancel")
@@ -123,11 +130,26 @@ def _is_loopback(request: Request) -> bool:
         return host in ("localhost", "testclient")
 
 
-def _token_of(request: Request) -> str:
+def _token_of(request: Request, cookie: bool) -> str:
+    """The token a request carries; the page's cookie counts only for reading (``cookie``)."""
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip()
-    return request.headers.get("x-mahj-token") or request.query_params.get("token", "")
+    given = request.headers.get("x-mahj-token") or request.query_params.get("token", "")
+    return given or (request.cookies.get(COOKIE, "") if cookie else "")
+
+
+def _host_ok(request: Request) -> bool:
+    """Whether the Host header names this machine: localhost, its host name, or an IP address (never some other
+    name, which is what a DNS-rebinding page sends)."""
+    host = request.headers.get("host", "")
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host.rpartition("]")[0].lstrip("[") or host
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        me = socket.gethostname().lower()
+        return name.lower() in ("localhost", me, f"{me}.local", f"{me.split('.')[0]}.local")
 
 
 def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
@@ -135,9 +157,11 @@ def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
     """The display app. ``on_correction`` receives a checked correction and returns a JSON-able answer."""
 
     def allowed(request: Request, mutating: bool = False) -> bool:
+        if not _host_ok(request):
+            return False
         if not mutating and _is_loopback(request):
             return True
-        return bool(token) and hmac.compare_digest(_token_of(request).encode(), token.encode())
+        return bool(token) and hmac.compare_digest(_token_of(request, cookie=not mutating).encode(), token.encode())
 
     def forbidden() -> Response:
         return JSONResponse({"error": "a valid token is needed (open the URL printed by mahj, with ?token=)"},
@@ -146,7 +170,18 @@ def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
     async def index(request: Request) -> Response:
         if not allowed(request):
             return forbidden()
-        return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-store"})
+        response = FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-store"})
+        if hmac.compare_digest(request.query_params.get("token", "").encode(), token.encode()):  # for /static
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return response
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC_FILES:
+            return JSONResponse({"error": "no such file"}, status_code=404)
+        if not allowed(request):
+            return forbidden()
+        return FileResponse(str(STATIC / name), media_type=STATIC_FILES[name])
 
     async def state(request: Request) -> Response:
         if not allowed(request):
@@ -166,6 +201,8 @@ def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
             body = check_correction(await request.json())
         except json.JSONDecodeError:
             return JSONResponse({"error": "body must be JSON"}, status_code=400)
+        except RecursionError:
+            return JSONResponse({"error": "body: JSON nested too deeply"}, status_code=400)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         if on_correction is None:
@@ -178,7 +215,7 @@ def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
     return Starlette(routes=[
         Route("/", index), Route("/api/state", state), Route("/events", events),
         Route("/api/correction", correction, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+        Route("/static/{name}", static),
     ])
 
 
