@@ -62,9 +62,13 @@ class Journal:
             return f.read(1) == b"\n"
 
     def _write(self, text: str) -> None:
-        self._f.write(text)
-        self._f.flush()
-        os.fsync(self._f.fileno())
+        try:
+            self._f.write(text)
+            self._f.flush()
+            os.fsync(self._f.fileno())
+        except OSError as exc:  # a full disk, a vanished USB stick: one clear error, not a chain of tracebacks
+            raise JournalError(f"{self.path}: cannot write the journal: {exc.strerror or exc}; every record "
+                               "before this one is on disk, so the same command resumes once there is room") from None
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record as one line and force it to disk before returning."""
@@ -72,7 +76,10 @@ class Journal:
 
     def close(self) -> None:
         if not self._f.closed:
-            self._f.close()
+            try:
+                self._f.close()
+            except OSError:
+                pass  # what could not be written was already reported by the append that failed
 
     def __enter__(self) -> Journal:
         return self
@@ -274,11 +281,11 @@ class CatchUp:
         if record.get("kind") == "rulings" and held.get("kind") != "rulings":
             return  # an older version lost this rulings record to a crash; the append-only file cannot take it
         self.pending.popleft()
-        got = json.loads(json.dumps(record))
-        if held.get("kind") == "rulings" == got.get("kind"):
-            held, got = held.get("rulings"), got["rulings"]  # a game before a recording journals no frame
+        got, inside = json.loads(json.dumps(record)), ""
+        if held.get("kind") == "rulings" == got.get("kind"):  # the rulings only: a game before a recording has no frame
+            held, got, inside = held.get("rulings"), got["rulings"], "rulings"
         if held != got:
-            where, held, got = _difference(held, got)
+            where, held, got = _difference(held, got, inside)
             raise ResumeError(
                 f"{self.path}:{line}: the resumed game departs from the journal here: at {where or 'the record'} "
                 f"the journal holds {_brief(held)}, the game now gives {_brief(got)}. The journal was altered, or "

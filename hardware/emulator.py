@@ -65,7 +65,7 @@ class BoardEmulator:
                 self._set_pin(pin, 0)
             self._out = bytearray()
             self._line = bytearray()
-            self._line_bad = False
+            self._line_bad = ""  # "", or the X answer the line in progress will get: FORMAT or LONG
             self._win_color = "off"
             self._win = _Pattern()
             self._seats = [_Pattern() for _ in range(proto.SEATS)]
@@ -89,16 +89,20 @@ class BoardEmulator:
             self.advance()
             for byte in data:
                 if byte == 0x0A:
-                    line = bytes(self._line).rstrip(b"\r")
+                    line = bytes(self._line).removesuffix(b"\r")
+                    if not self._line_bad and b"\r" in line:
+                        self._line_bad = "FORMAT"  # a '\r' may only end a line
                     if self._line_bad:
-                        self._send("X LONG")
+                        self._send(f"X {self._line_bad}")
                     elif line:
                         self.rx_log.append((self._clock(), line))
                         self._handle(line)
                     self._line.clear()
-                    self._line_bad = False
-                elif (byte < 0x20 and byte != 0x0D) or byte > 0x7E or len(self._line) >= proto.LINE_MAX - 1:
-                    self._line_bad = True
+                    self._line_bad = ""
+                elif (byte < 0x20 and byte != 0x0D) or byte > 0x7E:
+                    self._line_bad = self._line_bad or "FORMAT"  # not a byte a line may hold: a bad shape
+                elif len(self._line) >= proto.LINE_MAX - 1:
+                    self._line_bad = "LONG"
                 else:
                     self._line.append(byte)
 

@@ -505,3 +505,26 @@ def test_a_driver_that_cannot_go_on_says_so(monkeypatch, caplog):
         assert any("driver stopped" in r.getMessage() for r in caplog.records)
     finally:
         board.close()
+
+
+def _framed(body: bytes) -> bytes:
+    return body + b"*%04X\n" % proto.crc16_xmodem(body)
+
+
+@pytest.mark.parametrize("line, answer", [
+    (_framed(b"C 7 PI\x01NG"), b"X FORMAT"),            # a control byte
+    (_framed(b"C 7 PI\x7fNG"), b"X FORMAT"),            # DEL
+    (_framed(b"C 7 PI\xc3NG"), b"X FORMAT"),            # a high byte
+    (_framed(b"C 7 PI\rNG"), b"X FORMAT"),              # a '\r' inside the line, CRC and all
+    (b"C 7 PING\r*1234\n", b"X FORMAT"),                # ... or before the CRC
+    (b"C 7 " + b"P" * 90 + b"*0000\n", b"X LONG"),     # over 80 bytes
+    (b"C 7 \x01" + b"P" * 90 + b"*0000\n", b"X LONG"),  # over 80 bytes, noise too: the length decides
+    (_framed(b"C 7 PING")[:-1] + b"\r\n", b"A 7 OK"),   # one '\r' before the '\n' is fine
+    (b"C 7 PING*0000\n", b"X CRC"),
+    (_framed(b"C 7  PING"), b"X FORMAT"),
+])
+def test_the_emulator_and_the_firmware_answer_every_line_alike(raw, line, answer):
+    """The same lines go to the emulator and (where simavr is installed) the real firmware: PROTOCOL.md's answer
+    for a byte a line may not hold is X FORMAT; only a line over 80 bytes is X LONG."""
+    got = raw.send(line)
+    assert got is not None and got.startswith(answer), got

@@ -202,3 +202,43 @@ def test_a_bad_header_is_named_as_the_journal(tmp_path, whole, capsys):
         assert main([*WATCH, "--journal", str(journal)]) == 2
         out = capsys.readouterr().out
         assert out.startswith(f"error: {said}") and "sample" not in out
+
+
+def test_an_altered_journal_stops_watch_with_its_line(tmp_path, whole, capsys):
+    from assistant.cli import main
+
+    lines = whole.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"source":"camera"' in line) + 1  # its rulings record
+    rulings = json.loads(lines[at])
+    rulings["rulings"][0]["t"] += 1
+    lines[at] = json.dumps(rulings) + "\n"
+    journal = tmp_path / "altered.jsonl"
+    journal.write_text("".join(lines[:at + 3]), encoding="utf-8")
+    assert main([*WATCH, "--journal", str(journal)]) == 2
+    out = capsys.readouterr().out
+    assert f"\nerror: {journal}:{at + 1}: the resumed game departs from the journal here: at rulings[0].t" in out
+    assert "Traceback" not in out
+
+
+def test_a_full_disk_is_one_clear_error(tmp_path, monkeypatch, capsys):
+    """The journal cannot be written (ENOSPC): one error naming the file, exit 2, and what was written stays."""
+    import errno
+
+    import assistant.journal
+    from assistant.cli import main
+
+    real, calls = assistant.journal.os.fsync, []
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) > 6:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd)
+
+    monkeypatch.setattr(assistant.journal.os, "fsync", fsync)
+    journal = tmp_path / "game.jsonl"
+    assert main([*WATCH, "--journal", str(journal)]) == 2
+    out = capsys.readouterr()
+    assert f"\nerror: {journal}: cannot write the journal: No space left on device" in out.out
+    assert "Traceback" not in out.out + out.err
+    assert len(list(read_journal(journal))) >= 6

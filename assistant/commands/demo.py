@@ -112,6 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assistant.journal import JournalError
     from assistant.session import watch
 
     try:
@@ -151,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = watch(profile, opts, source, journal, annotate=args.out / "annotated.mp4",
                        stop_at_game_over=True, linger=args.linger, detector=detector)
-    except SetupError as exc:
+    except (SetupError, JournalError) as exc:
         return fail(args, str(exc))
     summary = {"type": "summary", "recording": str(args.video), "detector": args.detector,
                "events_before_recording": primed,

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from assistant.display import DisplayServer, TableView
@@ -26,17 +28,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def fold(view: TableView, records: list[dict]) -> int:
+def fold(view: TableView, records: list[dict], where: list[str] | None = None,
+         report: Callable[[str], None] | None = None) -> int:
     """Apply the rulings and notices of journal records to the view; returns how many changed it. A declared
-    Mah Jongg's tiles come from its event record (the rulings on it do not repeat them)."""
+    Mah Jongg's tiles come from its event record (the rulings on it do not repeat them).
+
+    A record the display cannot show (``where``: each record's ``file:line``) goes to ``report`` and is skipped:
+    a display following a journal must not die on one crafted or damaged record."""
+    from assistant.journal import check_record
+
     changed = 0
-    for rec in records:
-        event = rec.get("event", {}) if rec.get("kind") == "event" else {}
-        if event.get("type") == "mahjong_declared":
-            view.declare(event["seat"], event["tiles"])
-        items = rec.get("rulings", []) if rec.get("kind") == "rulings" else (
-            [rec["notice"]] if rec.get("kind") == "notice" else [])
-        changed += sum(view.apply(r) for r in items)
+    for i, rec in enumerate(records):
+        try:
+            problem = check_record(rec)
+            if problem is not None:
+                raise ValueError(problem)
+            event = rec.get("event", {}) if rec.get("kind") == "event" else {}
+            if event.get("type") == "mahjong_declared":
+                view.declare(event["seat"], event["tiles"])
+            items = rec.get("rulings", []) if rec.get("kind") == "rulings" else (
+                [rec["notice"]] if rec.get("kind") == "notice" else [])
+            changed += sum(view.apply(r) for r in items)
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            if report is not None:
+                report(f"{where[i] if where else f'record {i + 1}'}: record not shown ({exc})")
     return changed
 
 
@@ -54,11 +69,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.journal.exists():
         return fail(f"{args.journal}: no such journal")
     view = TableView(profile.players)
+
+    def warn(message: str) -> None:
+        print(f"warning: {message}", file=sys.stderr)
+
+    lines: list[int] = []
     try:
-        seen = list(read_journal(args.journal))
+        seen = list(read_journal(args.journal, line_numbers=lines))
     except JournalError as exc:
         return fail(str(exc))
-    fold(view, seen)
+    fold(view, seen, [f"{args.journal}:{n}" for n in lines], warn)
     d = profile.display
     server = DisplayServer(d.host, d.port if args.port is None else args.port, d.token, d.text_size,
                            initial=view.snapshot()).start()
@@ -66,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         while args.follow:
             time.sleep(0.2)
-            records = list(read_journal(args.journal, report=None))
-            if fold(view, records[len(seen):]):
+            lines = []
+            records = list(read_journal(args.journal, report=None, line_numbers=lines))
+            if fold(view, records[len(seen):], [f"{args.journal}:{n}" for n in lines[len(seen):]], warn):
                 server.publish(view.snapshot())
             seen = records
         while True:

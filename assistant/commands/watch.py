@@ -78,6 +78,7 @@ def fail(args: argparse.Namespace, message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assistant.journal import JournalError
     from assistant.session import watch
 
     try:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                              width=profile.camera.width, height=profile.camera.height)
         journal.parent.mkdir(parents=True, exist_ok=True)
         result = watch(profile, options_from(args, profile), source, journal, annotate=args.annotate)
-    except (SourceError, SetupError) as exc:
+    except (SourceError, SetupError, JournalError) as exc:
         return fail(args, str(exc))
     summary = {"type": "summary", "journal": str(result.journal), "frames": result.frames,
                "interrupted": result.interrupted, "mahjong": result.mahjong, "settlement": result.settlement}

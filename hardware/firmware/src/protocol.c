@@ -32,7 +32,9 @@ typedef struct {
 
 static char line[LINE_MAX];
 static uint8_t line_len;
-static uint8_t line_bad; /* too long or non-printable: dropped when its '\n' arrives */
+static uint8_t line_bad; /* LINE_BINARY or LINE_LONG: dropped when its '\n' arrives, answered X FORMAT / X LONG */
+#define LINE_BINARY 1 /* a byte outside 0x20..0x7E (a '\r' anywhere but at the end): a bad shape */
+#define LINE_LONG 2
 
 static cached_t cache[CACHE_LEN];
 static uint8_t cache_next;
@@ -386,16 +388,19 @@ void protocol_poll(uint32_t now_ms) {
     while ((c = uart_getc()) >= 0) {
         if (c == '\n') {
             if (line_len && line[line_len - 1] == '\r') line_len--;
-            if (line_bad)
+            if (!line_bad && memchr(line, '\r', line_len)) line_bad = LINE_BINARY;
+            if (line_bad == LINE_LONG)
                 reject(PSTR("LONG"));
+            else if (line_bad)
+                reject(PSTR("FORMAT"));
             else if (line_len)
                 handle_line(now_ms);
             line_len = 0;
             line_bad = 0;
         } else if ((c < 0x20 && c != '\r') || c > 0x7E) {
-            line_bad = 1; /* binary noise: the line is dropped at its end */
+            if (!line_bad) line_bad = LINE_BINARY; /* binary noise: the line is dropped at its end */
         } else if (line_len >= LINE_MAX - 1) {
-            line_bad = 1;
+            line_bad = LINE_LONG;
         } else {
             line[line_len++] = (char)c;
         }
