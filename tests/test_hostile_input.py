@@ -83,3 +83,11 @@ def test_the_calibration_loader_names_a_bad_file(tmp_path, content, said):
     path.write_text(content, encoding="utf-8")
     with pytest.raises(CalibrationError, match=rf"^{path}: .*{said}"):
         Calibration.load(path)
+
+
+def test_verify_batch_names_every_place_one_way(monkeypatch, capsys):
+    _stdin(monkeypatch, 'nope\n  {"tiles": \n{"tiles": "1B", "exposed": ["3B 3B qq"]}\n')
+    assert main(["verify", "--batch"]) == 0
+    assert [json.loads(x)["error"] for x in capsys.readouterr().out.splitlines()] == [
+        "stdin:1:1: not JSON (Expecting value)", "stdin:2:13: not JSON (Expecting value)",
+        "stdin:3: \"exposed\" group 1, tile 3: not a tile: 'qq' (try codes like 3B, 7C, 1D, N, RD, WD, F, J)"]

@@ -68,21 +68,32 @@ def _tile_list(value: object, what: str) -> str | list[str]:
     raise ValueError(f'{what} must be a string of tiles like "1B 1B 2B" or a list of tile codes, got {value!r}')
 
 
+def _group(value: object, n: int) -> list[str]:
+    """Exposed group ``n`` (1-based) of a batch line; a bad tile is named by its group and place in it."""
+    what = f'"exposed" group {n}'
+    try:
+        return parse_tiles(_tile_list(value, what))
+    except TileError as exc:
+        raise TileError(f"{what}, {exc}", exc.position) from None
+
+
 def _batch(card: Card, stdin, stdout) -> int:
     """One output object per non-blank input line; a bad line gets {"error": ...} and the rest go on."""
     for lineno, raw in enumerate(stdin, start=1):
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw)
+            item = json.loads(raw.rstrip("\r\n"))  # positions then stay on this line
             if not isinstance(item, dict) or "tiles" not in item:
                 raise ValueError('expected an object with "tiles"')
             tiles = parse_tiles(_tile_list(item["tiles"], '"tiles"'))
             exposed = item.get("exposed") or []
             if not isinstance(exposed, list):
                 raise ValueError('"exposed" must be a list of groups')
-            groups = [parse_tiles(_tile_list(g, f'"exposed" group {n}')) for n, g in enumerate(exposed, start=1)]
+            groups = [_group(g, n) for n, g in enumerate(exposed, start=1)]
             out = card.verify(tiles, groups).to_json()
+        except json.JSONDecodeError as exc:  # the same stdin:LINE:COL as every other message here
+            out = {"error": f"stdin:{lineno}:{exc.colno}: not JSON ({exc.msg})"}
         except (ValueError, TileError) as exc:
             out = {"error": f"stdin:{lineno}: {exc}"}
         except RecursionError:
