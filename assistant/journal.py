@@ -11,6 +11,7 @@ append starts on a fresh line, so nothing already written is ever lost or rewrit
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections import deque
@@ -284,8 +285,9 @@ class CatchUp:
         got, inside = json.loads(json.dumps(record)), ""
         if held.get("kind") == "rulings" == got.get("kind"):  # the rulings only: a game before a recording has no frame
             held, got, inside = held.get("rulings"), got["rulings"], "rulings"
-        if held != got:
-            where, held, got = _difference(held, got, inside)
+        differs = _difference(held, got, inside)
+        if differs is not None:
+            where, held, got = differs
             raise ResumeError(
                 f"{self.path}:{line}: the resumed game departs from the journal here: at {where or 'the record'} "
                 f"the journal holds {_brief(held)}, the game now gives {_brief(got)}. The journal was altered, or "
@@ -294,17 +296,26 @@ class CatchUp:
                 "difference); start a new journal to go on")
 
 
-def _difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any]:
-    """The first place two JSON values differ: (dotted path, value in ``a``, value in ``b``)."""
+#: Numbers a resumed game may give a little differently from the journal: a tile model's scores on another
+#: machine (other threads, other CPU kernels) differ in their last digits, which is not another game.
+FLOAT_TOLERANCE = 1e-3
+
+
+def _difference(a: Any, b: Any, where: str = "") -> tuple[str, Any, Any] | None:
+    """The first place two JSON values differ, as (dotted path, value in ``a``, value in ``b``), or None when they
+    are the same (floats within FLOAT_TOLERANCE)."""
     if isinstance(a, dict) and isinstance(b, dict):
-        for key in [*a, *(k for k in b if k not in a)]:
-            if a.get(key) != b.get(key):
-                return _difference(a.get(key), b.get(key), f"{where}.{key}" if where else str(key))
+        keys = [*a, *(k for k in b if k not in a)]
+        return next((d for k in keys if (d := _difference(a.get(k), b.get(k), f"{where}.{k}" if where else str(k)))
+                     is not None), None)
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            if x != y:
-                return _difference(x, y, f"{where}[{i}]")
-    return where, a, b
+        return next((d for i, (x, y) in enumerate(zip(a, b, strict=True))
+                     if (d := _difference(x, y, f"{where}[{i}]")) is not None), None)
+    if isinstance(a, float | int) and isinstance(b, float | int) and float in (type(a), type(b)):
+        same = math.isclose(a, b, rel_tol=0, abs_tol=FLOAT_TOLERANCE)
+    else:
+        same = a == b and type(a) is type(b)
+    return None if same else (where, a, b)
 
 
 def _brief(record: Any) -> str:

@@ -154,6 +154,22 @@ def whole(tmp_path_factory):
     return path
 
 
+def test_scores_a_little_off_in_their_last_digits_still_resume(uninterrupted):
+    """Another machine's tile model gives the same game with scores differing in their last digits: that resumes;
+    a real difference does not (test_an_altered_journal_is_named_not_resumed)."""
+    header, records, frames, recorded, _ = uninterrupted
+    nudged = json.loads(json.dumps(records))
+    for rec in nudged:
+        if rec["kind"] == "observation":
+            rec["observation"]["confidence"] += 0.0004
+    cut = max(i for i, r in enumerate(nudged) if r["kind"] == "observation")
+    journal = ListJournal()
+    a = _assistant(header, journal)
+    a.resume(nudged[:cut], frames_replay=True)
+    run(a, frames, recorded)
+    assert nudged[:cut] + json.loads(json.dumps(journal)) == nudged[:cut] + records[cut:]
+
+
 @pytest.mark.parametrize("cut", [5, 36])
 def test_watch_resumes_a_torn_journal_exactly(tmp_path, whole, cut, capsys):
     """The issue's reproductions through `mahj watch`: a journal cut inside the assumed Charleston (5 records) or
