@@ -203,6 +203,9 @@ def main() -> None:
     ap.add_argument("--steps", action="store_true", help="detect with each step off in turn")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
+    if not real_photos.CHINESE.exists():
+        sys.exit(f"error: {real_photos.SHARED}: the real photos are not here (they live in ../shared/datasets "
+                 "beside the checkout)")
     model = TileModel.load(a.models)
     runs: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
         "shipped path": lambda: _reader(model, a.reader)}

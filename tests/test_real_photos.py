@@ -1,0 +1,85 @@
+"""The real-photo yardstick (issue 29) without the photos: class names map to our codes, scenes stay on one side
+of the split, and the evaluation counts recall, precision, faces and calibration as its docstring says."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets.real_photos import RealPhoto, chinese_code, chinese_scene, chinese_split, leomiura_code
+from vision.tile_model import Detection
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from eval_real import Report, band_of, match  # noqa: E402
+
+
+@pytest.mark.parametrize("name, code", [("sb1", "1B"), ("sc9", "9C"), ("sd5", "5D"), ("hwn", "N"), ("hdw", "WD"),
+                                        ("hdg", "GD"), ("bf3", "F"), ("bs1", "F")])
+def test_chinese_classes_become_our_codes(name, code):
+    assert chinese_code(name) == code
+
+
+def test_leomiura_classes_become_our_codes_and_its_junk_class_none():
+    assert [leomiura_code(n) for n in ("1_sou", "9_man", "5_pin", "pe-", "sya-", "chun", "haku", "0")] == [
+        "1B", "9C", "5D", "N", "W", "RD", "WD", None]
+    with pytest.raises(KeyError):
+        leomiura_code("1_foo")
+
+
+def test_a_scene_held_out_keeps_its_augmented_training_copies_out():
+    day = chinese_scene("IMG_20231217_175935_jpg.rf.40fd", "test")
+    assert day == chinese_scene("IMG_20231217_101010_jpg.rf.aaaa", "train") == "ivory-20231217"
+    assert chinese_split(day, "test") == "test" and chinese_split(day, "train") is None
+    assert chinese_split("ivory-20231030", "valid") == "train"          # a training day's photo trains
+    riichi = chinese_scene("IMG_2701_jpg.rf.1", "valid")
+    assert chinese_split(riichi, "valid") == "unseen"
+    # nearby Facebook photo ids are one post: one scene, one side
+    a, b = chinese_scene("384491542_1_2_n_jpg.rf.1", "test"), chinese_scene("384495523_3_4_n_jpg.rf.2", "valid")
+    assert a == b and chinese_split(a, "test") == chinese_split(b, "valid")
+
+
+def test_a_photo_stretched_by_its_export_is_told_from_an_ordinary_one():
+    ordinary = RealPhoto("x", Path("x.jpg"), "test", np.array([[0, 0, 30, 40], [40, 0, 70, 40]], np.float32),
+                         ("1B", "2B"))
+    strip = RealPhoto("x", Path("y.jpg"), "test", np.array([[0, 0, 10, 90], [12, 0, 22, 90]], np.float32),
+                      (None, None))
+    assert not ordinary.stretched and strip.stretched
+
+
+def _det(box, face="up", tile="1B", score=0.9, tile_score=0.9) -> Detection:
+    return Detection(tuple(float(v) for v in box), face, tile if face == "up" else None, score,
+                     tile_score if face == "up" else None)
+
+
+def test_the_report_counts_recall_precision_faces_and_sizes():
+    truth = np.array([[0, 0, 30, 40], [100, 0, 130, 40], [200, 0, 210, 14]], np.float32)
+    dets = [_det((1, 1, 30, 40)),                       # right
+            _det((100, 0, 130, 40), tile="2B"),         # found, read wrong
+            _det((300, 0, 330, 40)),                    # on no tile: a false face-up box
+            _det((500, 0, 530, 40), face="down")]       # a back: not judged (the photos label no backs)
+    rep = Report()
+    rep.add("chinese", dets, truth, ("1B", "1B", "5D"))
+    r = rep.groups["all"].row()
+    assert r["tiles"] == 3 and r["recall"] == pytest.approx(2 / 3) and r["precision"] == pytest.approx(2 / 3)
+    assert r["face_acc"] == pytest.approx(1 / 3)
+    assert rep.groups["band <20"].row()["tiles"] == 1 and rep.groups["band 20-40"].row()["tiles"] == 2
+    assert dict(((t, p), n) for t, p, n in rep.to_json()["confusions"]) == {("1B", "2B"): 1, ("5D", "missed"): 1}
+    assert band_of(19.9) == "<20" and band_of(20) == "20-40" and band_of(100) == ">100"
+
+
+def test_matching_is_one_to_one_surest_first():
+    truth = np.array([[0, 0, 10, 10]], np.float32)
+    pred = np.array([[0, 0, 10, 10], [0, 0, 10, 9]], np.float32)
+    assert match(pred, np.array([0.2, 0.9]), truth).tolist() == [1]
+    assert match(pred[:0], np.zeros(0), truth).tolist() == [-1]
+
+
+def test_calibration_error_is_zero_when_scores_say_how_often_reads_are_right_and_large_when_they_lie():
+    honest, liar = Report(), Report()
+    honest.calib = [(0.75, k < 3) for k in range(4)] * 10      # 75 % sure, right 3 times in 4
+    liar.calib = [(0.95, k < 1) for k in range(2)] * 10        # 95 % sure, right half the time
+    assert honest.ece() == pytest.approx(0.0) and liar.ece() == pytest.approx(0.45)
+    assert Report().ece() is None
