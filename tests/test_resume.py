@@ -154,6 +154,17 @@ def whole(tmp_path_factory):
     return path
 
 
+def test_a_camera_resume_finishes_the_assumed_charleston_and_the_rulings_in_flight(uninterrupted):
+    """A camera cannot show the past again: its resume replays the journal, journals the rulings of the event in
+    flight and the rest of an interrupted assumed Charleston, exactly as the uninterrupted run wrote them."""
+    header, records, *_ = uninterrupted
+    block = next(i for i, r in enumerate(records) if r["kind"] != "rulings" and r.get("source") != "assumed")
+    for cut in range(1, block + 1):
+        journal = ListJournal()
+        _assistant(header, journal).resume(records[:cut])
+        assert records[:cut] + json.loads(json.dumps(journal)) == records[:block], f"resumed after record {cut}"
+
+
 def test_scores_a_little_off_in_their_last_digits_still_resume(uninterrupted):
     """Another machine's tile model gives the same game with scores differing in their last digits: that resumes;
     a real difference does not (test_an_altered_journal_is_named_not_resumed)."""
