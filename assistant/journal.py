@@ -205,12 +205,6 @@ def replay(records: list[dict[str, Any]], referee: Referee) -> tuple[list[Ruling
     return rulings, mismatches
 
 
-#: Event sources the camera produces (``assumed``: the start-of-game block it cannot see). A resumed recording
-#: produces these again from its frames; every other event (people, a game before the recording) comes from
-#: the journal itself.
-FRAME_SOURCES = ("camera", "assumed")
-
-
 def check_record(record: dict[str, Any]) -> str | None:
     """Why an intact record cannot be resumed from (a missing or mistyped field), or None when it can.
 

@@ -26,9 +26,9 @@ from typing import Any
 
 from assistant.corrections import PENDING_SECONDS, ends_or_restarts, what_changes
 from assistant.display.state import TableView
-from assistant.journal import FRAME_SOURCES, CatchUp
+from assistant.journal import CatchUp
 from assistant.observations import WallEnds, convert
-from assistant.questions import question_for, trusted
+from assistant.questions import UNTRUSTED_SOURCES, question_for, trusted
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
 from hardware.signals import BoardState
@@ -344,14 +344,16 @@ class Assistant:
     def replay_journaled(self, frame: int | None) -> int:
         """Apply the journaled records the frames do not produce again (people's requests, a game before the
         recording) up to ``frame``, or all of them (None: nothing is replayed from frames); returns how many
-        events that was. The game has caught up once the journal holds no more."""
+        events that was. The game has caught up once the journal holds no more. The frames produce again exactly
+        the events that are not a person's word (questions.UNTRUSTED_SOURCES: the camera's, and the assumed
+        start of a game it cannot see)."""
         catch_up = self.catch_up
         assert catch_up is not None
         count = 0
         while (rec := catch_up.peek()) is not None:
             kind = rec.get("kind")
             if frame is not None and (rec.get("frame", -1) > frame or kind == "observation"
-                                      or (kind == "event" and rec.get("source", "camera") in FRAME_SOURCES)):
+                                      or (kind == "event" and rec.get("source") in UNTRUSTED_SOURCES)):
                 break
             catch_up.pop()
             if kind == "observation" and rec["observation"].get("type") == "picked":
