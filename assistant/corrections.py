@@ -33,7 +33,8 @@ def _event_words(event: dict[str, Any] | None, name: Callable[[Any], str]) -> st
         return "the last correction"
     who = f"{name(event['seat'])}'s " if "seat" in event else ""
     tile = f" of {name_or_code(event['tile'])}" if event.get("tile") else ""
-    return f"{who}{event.get('type', 'event').replace('_', ' ')}{tile}"
+    what = "hand shown" if event.get("type") == "mahjong_declared" else event.get("type", "event").replace("_", " ")
+    return f"{who}{what}{tile}"
 
 
 def what_changes(action: str, changed: dict[str, Any] | None, before: dict[str, Any], after: dict[str, Any],

@@ -140,8 +140,9 @@ class Assistant:
         """The referee's rulings on ``event`` (``trusted``: a person's evidence; the camera's penalties are only
         asked). A declared hand's tiles go to the display first: the rulings on it do not repeat them, and the
         display shows the winning hand (or the hand in error)."""
-        if isinstance(event, rev.MahjongDeclared):
-            self.view.declare(event.seat, event.tiles)
+        shown = event.event if isinstance(event, rev.Correction) and event.event else rev.to_json(event)
+        if shown.get("type") == "mahjong_declared":  # declared, or a misread tile of it corrected
+            self.view.declare(shown["seat"], shown["tiles"])
         return self.referee.apply(event, trusted=trusted)
 
     def notice(self, n: Ruling) -> None:
@@ -199,6 +200,7 @@ class Assistant:
         """Thread-safe: queue a checked correction (see display.app.check_correction) for the pipeline thread."""
         self.inbox.put({"source": "display"} | correction)
         what = {"undo": "Undo", "fix_tile": f"Correction to {correction.get('tile')}",
+                "fix_hand": f"Correction of {correction.get('tile')} to {correction.get('as')}",
                 "claim": "Claim", "answer": "Answer", "join": "What you said of the game", "ok": "OK",
                 "cancel": "Cancel"}[correction["action"]]
         return {"message": f"{what} received."}
@@ -244,7 +246,8 @@ class Assistant:
                     continue
             event = self.correction_event(c)
             if event is None:
-                what = "no open question to answer" if c["action"] == "answer" else "nothing to correct yet"
+                what = {"answer": "no open question to answer",
+                        "fix_hand": f"no hand shown holds {c.get('tile')}"}.get(c["action"], "nothing to correct yet")
                 self.notice(Ruling("help", self.t, None, {"message": what}))
                 continue
             if isinstance(event, rev.Correction) and not self._said_first(event, c):
@@ -271,8 +274,9 @@ class Assistant:
         return False
 
     def correction_event(self, c: dict) -> rev.Event | None:
-        """The referee event for a person's request: undo, replace the last discard's tile, a claim, or an answer
-        to an open question (the one numbered, else the newest about the seat, else the newest)."""
+        """The referee event for a person's request: undo, replace the last discard's tile or a tile of the last
+        hand shown, a claim, or an answer to an open question (the one numbered, else the newest about the seat,
+        else the newest). None when there is nothing it could be about."""
         if c["action"] == "undo":  # the last thing people saw: a correction (or answer) if it came after the event
             revert = self.referee.can_revert() and not c.get("withdrawn")
             return rev.Correction(self.t, "revert" if revert else "undo")
@@ -283,12 +287,19 @@ class Assistant:
             return None if q is None else rev.Answer(self.t, q.index, bool(c.get("confirmed", True)))
         if c["action"] == "claim":
             return rev.Claim(c.get("t", self.t), int(c["seat"]), c.get("purpose", "exposure"))
-        for index in range(len(self.referee.events) - 1, -1, -1):
-            old = self.referee.events[index]
-            if isinstance(old, rev.Discard):
-                fixed = rev.to_json(old) | {"tile": c["tile"]}
-                return rev.Correction(self.t, "fix", index=index, event=fixed)
-        return None
+        kind = rev.MahjongDeclared if c["action"] == "fix_hand" else rev.Discard
+        index = next((i for i in range(len(self.referee.events) - 1, -1, -1)
+                      if isinstance(self.referee.events[i], kind)), None)
+        if index is None:
+            return None
+        old = rev.to_json(self.referee.events[index])
+        if kind is rev.Discard:
+            return rev.Correction(self.t, "fix", index=index, event=old | {"tile": c["tile"]})
+        if c["tile"] not in old["tiles"]:
+            return None
+        tiles = list(old["tiles"])
+        tiles[tiles.index(c["tile"])] = c["as"]  # the camera read this tile of the hand shown wrong
+        return rev.Correction(self.t, "fix", index=index, event=old | {"tiles": tiles})
 
     def _said_first(self, event: rev.Correction, c: dict) -> bool:
         """Say what a correction will change before it applies (True: apply it now). One that would end or restart

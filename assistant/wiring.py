@@ -119,10 +119,11 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
 
 
 KEY_HELP = ("keys: u = undo the last thing (a correction, else the last ruling) | ok / cancel = do / leave a "
-            "correction that ends or restarts a game | f TILE = the last discard was really TILE | c SEAT [mj] = "
-            "claim for seat 0-3 (East South West North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the "
-            "newest, or number ID) | east SEAT / turn SEAT / wall N = a game joined in progress: who is East, whose "
-            "turn it is, wall tiles left | h = this help")
+            "correction that ends or restarts a game | f TILE = the last discard was really TILE | hand TILE as "
+            "TILE = a tile of the hand shown was misread | c SEAT [mj] = claim for seat 0-3 (East South West "
+            "North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the newest, or number ID) | east "
+            "SEAT / turn SEAT / wall N = a game joined in progress: who is East, whose turn it is, wall tiles left "
+            "| h = this help")
 
 
 def parse_key_command(line: str) -> dict | str:
@@ -141,6 +142,11 @@ def parse_key_command(line: str) -> dict | str:
             if rest and index is None:
                 return f"not done: {rest[0]!r} is not a question number"
             return check_correction({"action": "answer", "id": index, "confirmed": cmd in ("y", "yes")})
+        if cmd == "hand":
+            wrong, _, right = " ".join(rest).partition(" as ")
+            if not right:
+                return "not done: say hand TILE as TILE (the tile read, as the tile it is), e.g. hand 5C as 5D"
+            return check_correction({"action": "fix_hand", "tile": wrong, "as": right})
         if cmd in ("f", "fix"):
             return check_correction({"action": "fix_tile", "tile": " ".join(rest)})
         if cmd in ("east", "turn", "wall"):

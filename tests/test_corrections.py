@@ -83,3 +83,20 @@ def test_revert_takes_back_a_correction_or_an_answer_only_while_it_is_the_last_t
     g("correction", action="undo")
     g.turn(0, "N")  # play went on after the undo: it stays
     assert "rejected" in kinds(g("correction", action="revert"))
+
+
+def test_a_misread_tile_of_the_hand_shown_is_corrected_and_the_mahjong_then_verifies_on_ok():
+    a = _assistant()
+    a.apply(rev.Discard(1.0, 0, "8B"))
+    misread = list(EVENS)
+    misread[misread.index("4B")] = "4C"
+    a.apply(rev.MahjongDeclared(2.0, 1, tuple(misread)))  # the camera's reading: no line matches, only asked
+    assert a.view.snapshot()["question"] and a.referee.stage.value == "play"
+    assert parse_key_command("hand 5 crak") .startswith("not done")
+    _type(a, "hand 5C as 5D")
+    assert a.view.snapshot()["help"] == "no hand shown holds 5C"
+    _type(a, "hand four crak as four bam")  # that verifies it: the game would end, so it waits for an ok
+    assert "the game ends" in a.view.snapshot()["pending"] and a.referee.stage.value == "play"
+    _type(a, "ok")
+    assert a.referee.stage.value == "over" and a.referee.balances[1] > 0
+    assert a.view.snapshot()["question"] is None and a.view.snapshot()["mahjong"]["ok"]

@@ -43,7 +43,7 @@ STATIC_FILES = {"display.js": "text/javascript", "tiles.js": "text/javascript", 
 COOKIE = "mahj_token"
 
 #: What a correction request may carry (checked here so the pipeline only ever sees clean requests).
-CORRECTIONS = ("undo", "fix_tile", "claim", "answer", "join", "ok", "cancel")
+CORRECTIONS = ("undo", "fix_tile", "fix_hand", "claim", "answer", "join", "ok", "cancel")
 
 
 def check_correction(body: Any) -> dict:
@@ -72,9 +72,10 @@ def check_correction(body: Any) -> dict:
         if not isinstance(confirmed, bool):
             raise ValueError("confirmed must be true (yes, it is so) or false (no)")
         return {"action": "answer", "id": index, "confirmed": confirmed}
-    if action == "fix_tile":
+    if action in ("fix_tile", "fix_hand"):
         try:
-            return {"action": "fix_tile", "tile": parse_tile(str(body.get("tile", "")))}
+            out = {"action": action, "tile": parse_tile(str(body.get("tile", "")))}
+            return out | ({"as": parse_tile(str(body.get("as", "")))} if action == "fix_hand" else {})
         except TileError as exc:
             raise ValueError(str(exc)) from None
     seat = body.get("seat")

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from engine.card import Card, CardLine
 
 SET_SIZE = sum(SET_COUNTS.values())
+#: What a correction that ends the game repeats from its replay, so the table hears and sees how it ended.
+ENDING_RULINGS = ("mahjong_verified", "mahjong_in_error", "wall_game", "settlement", "game_over")
 WALL_ENDS = ("normal", "wrong_end", "wrong_wall")
 
 
@@ -276,11 +278,15 @@ class Referee(CharlestonRules, GameEnding, Doubt):
         else:
             return [Ruling("rejected", t, None, {"reason": f"unknown correction {e.action!r} (undo, fix or revert)",
                                                  "event": ev.to_json(e)})]
+        was_over = self.stage is Stage.OVER
         replayed = self._replay(log, trusted)
         self._remember(*before)
         dropped = sum(any(r.kind == "rejected" for r in rulings) for rulings in replayed)
+        # A correction that ends the game (a misread hand fixed so that it verifies) says how, as the game would.
+        ending = [r for rulings in replayed[index:] for r in rulings if r.kind in ENDING_RULINGS] if (
+            self.stage is Stage.OVER and not was_over) else []
         return [Ruling("corrected", t, None, {"action": e.action, "index": index, "event": changed,
-                                              "dropped": dropped, "state": self.snapshot()}),
+                                              "dropped": dropped, "state": self.snapshot()})] + ending + [
                 Ruling("turn", t, self.turn, {"seat": self.turn})]
 
     def _replay(self, log: list[ev.Event], trusted: list[bool]) -> list[list[Ruling]]:

@@ -116,6 +116,12 @@ function setup() {
   $("pending-cancel").addEventListener("click", () => sendCorrection({ action: "cancel" }));
   $("answer-no").addEventListener("click", () => sendCorrection({ action: "answer", id: questionId, confirmed: false }));
   $("fix-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
+  $("hand-tile").innerHTML = $("fix-tile").innerHTML;
+  $("hand-as").innerHTML = $("fix-tile").innerHTML;
+  $("hand-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    sendCorrection({ action: "fix_hand", tile: $("hand-tile").value, as: $("hand-as").value });
+  });
   $("claim-seat").innerHTML = ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
   const seatOptions = `<option value="">not known</option>` +
     ["East", "South", "West", "North"].map((w, i) => `<option value="${i}">${w}</option>`).join("");
