@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
+import cv2
 import numpy as np
 import pytest
 
@@ -16,8 +18,8 @@ from datasets.synth.generate import (
     split_of,
     yolo_lines,
 )
-from datasets.synth.layout import player_camera, random_scene
-from datasets.synth.scene import TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Scene, render
+from datasets.synth.layout import player_camera, random_camera, random_scene
+from datasets.synth.scene import PATTERNS, TILE_L, TILE_W, Camera, Light, Occluder, PlacedTile, Scene, render
 from engine.tiles import TILES
 
 QUIET = Light(shadow=0.0, gradient=0.0, noise_sigma=0.0, jpeg_quality=100, brightness=1.0)
@@ -213,3 +215,32 @@ def test_closeup_view_shows_flat_tiles_large_and_inside_the_frame(seed):
         assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
     again, labels_again, _ = render_one(seed, 0, (1, 2), view="closeup")
     assert np.array_equal(img, again) and labels == labels_again
+
+
+def test_a_patterned_cloth_and_a_phones_sharpening_change_the_picture_not_the_labels():
+    """Real photos show tablecloths and phone sharpening that plain renders did not (issue 29): a third of the
+    random tables get a pattern and half the frames a sharpening, from a generator of their own, so the tiles,
+    camera and labels of a seed stay as they were."""
+    rng = np.random.default_rng(5)
+    scene = random_scene(rng, 3)
+    cam = random_camera(rng, scene)
+    scene.light = dataclasses.replace(QUIET, sharpen=0.0)
+    scene.occluders = []
+    plain_look = dataclasses.replace(scene.table, pattern="plain")
+    looks = {}
+    for pattern in ("plain", *PATTERNS):
+        scene.table = dataclasses.replace(plain_look, pattern=pattern)
+        looks[pattern] = render(scene, cam, None)
+    plain_img, plain_labels = looks["plain"]
+    for pattern in PATTERNS:
+        img, labels = looks[pattern]
+        assert [lb.box for lb in labels] == [lb.box for lb in plain_labels]
+        assert np.abs(img.astype(int) - plain_img.astype(int)).mean() > 1, pattern  # the same frame plain: 0
+    scene.table = plain_look
+    scene.light = dataclasses.replace(QUIET, sharpen=1.2)
+    sharp, _ = render(scene, cam, None)
+    edges = lambda im: float(np.abs(cv2.Laplacian(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.CV_32F)).mean())  # noqa: E731
+    assert edges(sharp) > 1.2 * edges(plain_img)
+    tables = [random_scene(np.random.default_rng([1, i]), 3) for i in range(40)]
+    assert 0.15 < np.mean([t.table.pattern != "plain" for t in tables]) < 0.6
+    assert 0.25 < np.mean([t.light.sharpen > 0 for t in tables]) < 0.75

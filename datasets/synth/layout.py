@@ -15,6 +15,7 @@ from engine.tiles import FLOWER, JOKER, SET_COUNTS, TILES
 
 from .faces import style_for
 from .scene import (
+    PATTERNS,
     TILE_L,
     TILE_W,
     Camera,
@@ -153,7 +154,20 @@ def random_scene(rng: np.random.Generator, style_id: int, player_seat: int | Non
     light = random_light(rng)
     if player_seat is not None and rng.random() < 0.5:
         tiles = _lay_down(rng, tiles, racks[player_seat], draw, variant)
-    return Scene(tiles=tiles, racks=racks, style_id=style_id, table=table, occluders=occluders, light=light)
+    return _photo_looks(Scene(tiles=tiles, racks=racks, style_id=style_id, table=table, occluders=occluders,
+                              light=light))
+
+
+def _photo_looks(scene: Scene) -> Scene:
+    """What real photos show and plain renders did not (issue 29): a patterned tablecloth on a third of the
+    tables, a phone's sharpening on half the frames. Drawn from a generator of their own, seeded by the table, so
+    every other draw of a seeded data set (tiles, camera, light) stays where it was."""
+    g = np.random.default_rng([scene.table.seed, 29])
+    if g.random() < 0.35:
+        scene.table.pattern = PATTERNS[int(g.integers(len(PATTERNS)))]
+    if g.random() < 0.5:
+        scene.light.sharpen = float(g.uniform(0.3, 1.5))
+    return scene
 
 
 def _to_rack(rack: Rack, x: float, y: float) -> tuple[float, float]:
@@ -323,8 +337,8 @@ def closeup_scene(rng: np.random.Generator, style_id: int) -> Scene:
             face = "down" if rng.random() < 0.08 else "up"
             tiles.append(PlacedTile(code, face, float(x), float(y), turn + float(rng.normal(0, 1.5)),
                                     variant=flowers if code == FLOWER else 0))
-    return Scene(tiles=tiles, style_id=style_id, table=TableLook(seed=int(rng.integers(1000))),
-                 light=random_light(rng))
+    return _photo_looks(Scene(tiles=tiles, style_id=style_id, table=TableLook(seed=int(rng.integers(1000))),
+                              light=random_light(rng)))
 
 
 def closeup_camera(rng: np.random.Generator, scene: Scene, width: int, height: int) -> Camera:

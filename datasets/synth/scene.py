@@ -8,7 +8,7 @@ image mapping, so callers can use the geometry as ground truth.
 Rendering is a small painter's-algorithm rasteriser in OpenCV: tiles are cuboids whose visible faces are
 texture-mapped (face art, back, or side colour); an id buffer drawn alongside tells how much of each tile is
 visible after other tiles, racks and arms cover it. Photographic effects (shadows, light gradient, glare, lens
-distortion, blur, noise, JPEG) come last, in that order, as a camera would add them.
+distortion, blur, noise, a phone's sharpening, JPEG) come last, in that order, as a camera would add them.
 """
 
 from __future__ import annotations
@@ -71,6 +71,10 @@ class Occluder:
     skin_colour: tuple[int, int, int] = (140, 170, 220)
 
 
+#: Tablecloth patterns a real table shows and plain felt does not: ``TableLook.pattern``.
+PATTERNS = ("checks", "stripes", "print")
+
+
 @dataclass
 class TableLook:
     kind: str = "felt"  # "felt" | "wood"
@@ -78,6 +82,7 @@ class TableLook:
     size_mm: float = 900.0
     floor_colour: tuple[int, int, int] = (70, 80, 90)
     seed: int = 0
+    pattern: str = "plain"  # "plain" or one of PATTERNS, drawn over the cloth in colours of its own
 
 
 @dataclass
@@ -98,6 +103,7 @@ class Light:
     motion_px: float = 0.0
     motion_angle_deg: float = 0.0
     noise_sigma: float = 2.0
+    sharpen: float = 0.0         # a phone's unsharp mask, after the noise (which it sharpens too)
     jpeg_quality: int = 90
 
 
@@ -311,10 +317,37 @@ def _table_texture(look: TableLook) -> tuple[np.ndarray, float, float]:
         tex *= (1 + grain)[..., None]
     else:
         tex *= (1 + 0.06 * low + rng.normal(0, 0.04, (n, n)).astype(np.float32))[..., None]
+    if look.pattern != "plain":
+        _draw_pattern(tex, look, mm_px)
     a = int((half - look.size_mm / 2) / mm_px)
     img[a:n - a, a:n - a] = tex[a:n - a, a:n - a]
     cv2.rectangle(img, (a, a), (n - a, n - a), tuple(c * 0.6 for c in look.colour), 2)
     return np.clip(img, 0, 255).astype(np.uint8), mm_px, half
+
+
+def _draw_pattern(tex: np.ndarray, look: TableLook, mm_px: float) -> None:
+    """A tablecloth's pattern over the texture, in place: checks, stripes at an angle, or a print of blobs, in a
+    second colour and at a scale from the cloth's own generator (so the table's other draws stay as they were)."""
+    g = np.random.default_rng([look.seed, 1])
+    n = tex.shape[0]
+    other = g.uniform(20, 235, 3).astype(np.float32)
+    mask = np.zeros((n, n), np.float32)
+    size_px = g.uniform(15, 60) / mm_px
+    if look.pattern == "checks":
+        yy, xx = np.mgrid[0:n, 0:n]
+        mask[((xx // size_px).astype(int) + (yy // size_px).astype(int)) % 2 == 0] = 1
+    elif look.pattern == "stripes":
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+        ang = g.uniform(0, np.pi)
+        mask[((xx * np.cos(ang) + yy * np.sin(ang)) // size_px).astype(int) % 2 == 0] = 1
+    else:
+        for _ in range(int(n * n / (size_px * size_px) / 6)):
+            c = (int(g.integers(n)), int(g.integers(n)))
+            axes = (max(1, int(g.uniform(0.2, 0.6) * size_px)), max(1, int(g.uniform(0.2, 0.6) * size_px)))
+            cv2.ellipse(mask, c, axes, float(g.uniform(0, 180)), 0, 360, 1.0, -1)
+    strength = g.uniform(0.4, 0.9)
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.7)[..., None] * strength
+    tex[:] = tex * (1 - mask) + other * mask
 
 
 def _table_image(canvas: _Canvas, look: TableLook) -> np.ndarray:
@@ -594,6 +627,8 @@ def _photo_effects(img: np.ndarray, cam: Camera, light: Light, rng: np.random.Ge
         f = cv2.filter2D(f, -1, kern / max(kern.sum(), 1e-6))
     if rng is not None and light.noise_sigma > 0:
         f += rng.normal(0, light.noise_sigma, f.shape).astype(np.float32)
+    if light.sharpen > 0:
+        f += light.sharpen * (f - cv2.GaussianBlur(f, (0, 0), 1.0))
     out = np.clip(f, 0, 255).astype(np.uint8)
     if light.jpeg_quality < 100:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(light.jpeg_quality)])
@@ -601,5 +636,6 @@ def _photo_effects(img: np.ndarray, cam: Camera, light: Light, rng: np.random.Ge
     return out
 
 
-__all__ = ["FACE_H", "FACE_W", "TILE_L", "TILE_W", "Camera", "Label", "Light", "Occluder", "PlacedTile", "Rack",
+__all__ = ["FACE_H", "FACE_W", "PATTERNS", "TILE_L", "TILE_W", "Camera", "Label", "Light", "Occluder", "PlacedTile",
+           "Rack",
            "Scene", "TableLook", "render"]
