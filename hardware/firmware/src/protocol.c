@@ -270,14 +270,40 @@ static uint8_t cmd_status(char **arg, uint32_t now_ms) {
     return 0;
 }
 
+/* Event numbers run 1..65535 and wrap to 1: ``back`` steps back along that circle, ``ahead`` says how far n is
+ * past last (0 or less: last or older; half the circle ahead counts as newer), as hardware/protocol.py does. */
+static uint16_t back(uint16_t n, uint16_t steps) {
+    return (uint16_t)(((uint32_t)n - 1u + 65535u - steps) % 65535u + 1u);
+}
+
+static int32_t ahead(uint16_t n, uint16_t last) {
+    uint32_t s = ((uint32_t)n + 65535u - last) % 65535u;
+    return s < 32768u ? (int32_t)s : (int32_t)s - 65535;
+}
+
+/* The held event k steps back from the newest, or NULL where none was emitted yet. */
+static event_t *held(uint8_t k) {
+    if (!event_n) return NULL;
+    uint16_t m = back(event_n, k);
+    event_t *e = &events[m % EVENT_LEN];
+    return e->n == m ? e : NULL;
+}
+
 static uint8_t cmd_replay(char **arg, uint32_t now_ms) {
     (void)now_ms;
     int32_t from = parse_num(arg[0], 1, 65535);
     if (from < 0) return 1;
-    uint16_t oldest = event_n >= EVENT_LEN ? (uint16_t)(event_n - EVENT_LEN + 1) : 1;
-    replay_from = (uint16_t)from < oldest ? oldest : (uint16_t)from;
+    replay_from = (uint16_t)from;
+    uint16_t first = (uint16_t)from;
+    for (int8_t k = EVENT_LEN - 1; k >= 0; k--) {
+        event_t *e = held((uint8_t)k);
+        if (e && ahead(e->n, replay_from) >= 0) {
+            first = e->n;
+            break;
+        }
+    }
     out_P(PSTR("OK"));
-    out_u32(replay_from);
+    out_u32(first);
     out_u32(event_n);
     return 0;
 }
@@ -380,7 +406,12 @@ static void handle_line(uint32_t now_ms) {
     c->seq = (uint16_t)seq;
     c->crc = crc;
     memcpy(c->reply, out, (size_t)out_len + 1);
-    for (uint16_t k = replay_from; k && k <= event_n; k++) event_send(&events[k % EVENT_LEN]);
+    if (replay_from) {
+        for (int8_t k = EVENT_LEN - 1; k >= 0; k--) {  /* oldest first, across the 65535 -> 1 wrap */
+            event_t *e = held((uint8_t)k);
+            if (e && ahead(e->n, replay_from) >= 0) event_send(e);
+        }
+    }
 }
 
 void protocol_poll(uint32_t now_ms) {
