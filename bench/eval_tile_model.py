@@ -34,8 +34,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import eval_real  # noqa: E402
-
+from bench import eval_real  # noqa: E402
 from datasets import real, real_photos  # noqa: E402
 from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
 from datasets.synth.generate import read_yolo_boxes  # noqa: E402

@@ -6,13 +6,15 @@ Validation mAP alone chose badly before (runs 7-9 in models/README.md: better mA
 epoch's weights (``datasets.train detector --save-period 1``) are exported to ``<run>/candidates/<epoch>`` with
 their own thresholds, and measured on data kept apart from the figures the model card reports:
 
+- the real *validation* photos (``datasets/real_photos.py``, where ``../shared`` is there): recall and precision
+  of face-up tiles at IoU 0.5, read as ``detect`` reads an image; real photos decide (issue 29);
 - the table benchmark on the *selection* games (seeds 950-959; the reported figures use 900-919): events missed
   and invented by the real table reader;
 - box mAP on the synthetic *validation* split, each frame read the way ``detect`` reads it;
 - the same on the rendered close-ups' validation split (``generate --view closeup``), where it exists.
 
-Ranked by table errors, then the mean validation mAP50-95 over the two rendered sets (the synthetic one alone
-without close-ups). The test splits and the held-out photos are left for
+Ranked by table errors, then the real validation photos' F1, then the mean validation mAP50-95 over the two
+rendered sets (the synthetic one alone without close-ups). The test splits and the held-out photos are left for
 ``bench/eval_tile_model.py --models <chosen candidate>``.
 """
 
@@ -29,8 +31,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.eval_real import evaluate  # noqa: E402
 from bench.eval_tile_model import eval_synth  # noqa: E402
+from datasets import real_photos  # noqa: E402
 from vision.tile_model import MODELS_DIR, TileModel  # noqa: E402
+
+
+def real_val_f1(model: TileModel) -> float:
+    """F1 of recall and precision on the real validation photos (0 where ``../shared`` is missing)."""
+    if not real_photos.CHINESE.exists():
+        return 0.0
+    row = evaluate(model.detect, (1.0,), None, "real val", splits=("val",))["val"].groups["all"].row()
+    return 2 * row["recall"] * row["precision"] / max(row["recall"] + row["precision"], 1e-9)
 
 
 def candidates(run: Path, only: list[str] | None) -> list[Path]:
@@ -92,18 +104,19 @@ def main(argv: list[str] | None = None) -> int:
                **{k: val[k] for k in ("mAP50_up", "mAP50_down", "mAP50_95_up", "mAP50_95_down", "mAP50_95")},
                **table_errors(out, a.table_seed, a.table_games)}
         row["rank_mAP50_95"] = row["mAP50_95"]
+        row["real_f1"] = real_val_f1(model)
         close = eval_synth(model, a.closeup, None, desc=f"{out.name} close-up val", split="val")
         if "skipped" not in close:
             row.update({f"closeup_{k}": close[k] for k in ("mAP50", "mAP50_95")})
             row["rank_mAP50_95"] = round((row["mAP50_95"] + close["mAP50_95"]) / 2, 4)
         print(json.dumps(row), flush=True)
         rows.append(row)
-    rows.sort(key=lambda r: (r["errors"], -r["rank_mAP50_95"]))
-    print(f"{'candidate':40} {'errors':>6} {'missed':>6} {'invented':>8} {'mAP50 up/down':>14} {'mAP50-95':>8} "
-          f"{'close-up mAP50/50-95':>20}")
+    rows.sort(key=lambda r: (r["errors"], -r["real_f1"], -r["rank_mAP50_95"]))
+    print(f"{'candidate':40} {'errors':>6} {'missed':>6} {'invented':>8} {'real F1':>7} {'mAP50 up/down':>14} "
+          f"{'mAP50-95':>8} {'close-up mAP50/50-95':>20}")
     for r in rows:
         close = f"{r['closeup_mAP50']:.3f}/{r['closeup_mAP50_95']:.3f}" if "closeup_mAP50" in r else "-"
-        print(f"{r['candidate']:40} {r['errors']:6d} {r['missed']:6d} {r['invented']:8d} "
+        print(f"{r['candidate']:40} {r['errors']:6d} {r['missed']:6d} {r['invented']:8d} {r['real_f1']:7.3f} "
               f"{r['mAP50_up']:6.3f}/{r['mAP50_down']:.3f} {r['mAP50_95']:8.3f} {close:>20}")
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1) + "\n")
