@@ -96,6 +96,8 @@ class Doubt:
         return out
 
     def _answer(self, e: ev.Answer) -> list[Ruling]:
+        """Yes: replay the game with that event trusted, so its penalty lands when it happened and everything
+        after follows from it. No: the question is gone for good (kept in ``dismissed`` across replays)."""
         asked = [q for q in self.questions if q.index == e.index]
         if not asked or not isinstance(e.t, int | float) or e.t > asked[0].until:
             raise Rejected(f"no open question {e.index} (answered, or dropped once play went on or time ran out)")
