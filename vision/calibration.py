@@ -278,7 +278,7 @@ class Calibration:
 # --- markers ---------------------------------------------------------------------------------------------
 
 
-def _detector() -> cv2.aruco.ArucoDetector:
+def marker_detector() -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), params)
@@ -291,7 +291,7 @@ def detect_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
     """Centres (image px) of the corner markers 0..3 found in ``frame``; other ids are ignored."""
     global _DETECTOR
     if _DETECTOR is None:
-        _DETECTOR = _detector()
+        _DETECTOR = marker_detector()
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     found = _find(gray, 1.0)
     if len(found) < 4 and max(gray.shape) < 1600:
