@@ -15,6 +15,8 @@ as read: < 20, 20-40, 40-100, > 100 px):
 * per kind, the ten worst confusions, and the expected calibration error (ECE, 10 bins) of the face scores.
 
 ``--steps`` measures ``detect`` with each of its steps turned off in turn, one row per step, on the same photos.
+``--closeups`` cuts squares around one tile of every fourth seen-set test photo, so that the tile fills 15 %, 30 %,
+50 % or 70 % of the picture's side (as a phone held close over one or two tiles), and reports recall and faces.
 """
 
 from __future__ import annotations
@@ -182,6 +184,37 @@ def print_table(title: str, reports: dict[str, Report]) -> None:
         print(f"{split}: weakest kinds: " + ", ".join(f"{c} {v['acc']:.2f} (n={v['n']})" for c, v in weak))
 
 
+def closeups(reader: Reader, fractions: tuple[float, ...] = (0.15, 0.3, 0.5, 0.7), side_px: int = 800
+             ) -> dict[str, dict]:
+    """Recall and face accuracy of the tiles wholly inside squares cut around one tile so that it fills
+    ``fraction`` of the square's side, each square scaled to ``side_px``: the pyramid's large end."""
+    out = {}
+    for frac in fractions:
+        rng = np.random.default_rng(0)
+        total = found = right = 0
+        for k, ph in enumerate(real_photos.photos(("test",), ("chinese",))):
+            if k % 4 or not len(ph.boxes):
+                continue
+            img, b = ph.load(), ph.boxes
+            x1, y1, x2, y2 = b[int(rng.integers(len(b)))]
+            half = max(x2 - x1, y2 - y1) / frac / 2
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            X1, Y1 = int(max(0, cx - half)), int(max(0, cy - half))
+            X2, Y2 = int(min(img.shape[1], cx + half)), int(min(img.shape[0], cy + half))
+            s = side_px / (X2 - X1)
+            crop = cv2.resize(img[Y1:Y2, X1:X2], None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+            inside = [i for i, t in enumerate(b) if t[0] >= X1 and t[1] >= Y1 and t[2] <= X2 and t[3] <= Y2]
+            truth = (b[inside] - np.array([X1, Y1, X1, Y1], np.float32)) * s
+            dets = reader(crop)
+            matched = match(np.array([d.box for d in dets], np.float32).reshape(-1, 4),
+                            np.array([d.score for d in dets], np.float32), truth)
+            total += len(inside)
+            found += int((matched >= 0).sum())
+            right += sum(q >= 0 and dets[q].tile == ph.codes[i] for q, i in zip(matched, inside, strict=True))
+        out[f"{frac:.2f}"] = {"tiles": total, "recall": found / max(total, 1), "face_acc": right / max(total, 1)}
+    return out
+
+
 @contextlib.contextmanager
 def patched(obj: object, name: str, value: object) -> Iterator[None]:
     old = getattr(obj, name)
@@ -201,6 +234,7 @@ def main() -> None:
     ap.add_argument("--scales", type=float, nargs="+", default=[1.0])
     ap.add_argument("--limit", type=int, default=None, help="about this many photos per run (quick checks)")
     ap.add_argument("--steps", action="store_true", help="detect with each step off in turn")
+    ap.add_argument("--closeups", action="store_true", help="also squares cut so one tile fills 15-70 %% of them")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     if not real_photos.CHINESE.exists():
@@ -218,6 +252,11 @@ def main() -> None:
                                stretched_reader=lambda img: read_photo(model, img).detections)
         print_table(f"{name} ({a.models or 'shipped models'}; scales {a.scales})", reports)
         out[name] = {s: r.to_json() for s, r in reports.items()}
+        if a.closeups:
+            with make() as reader:
+                out[name]["closeups"] = close = closeups(reader)
+            print("close-ups (a tile fills this share of the side: tiles, recall, faces): " + ", ".join(
+                f"{f}: {c['tiles']} {c['recall']:.3f} {c['face_acc']:.3f}" for f, c in close.items()))
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(out, indent=1) + "\n")

@@ -293,7 +293,8 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
 @pytest.mark.parametrize("shape, side_px, passes", [
     ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 8 px at the input, read again larger
     ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
-    ((640, 640), 150.0, 3),      # a close-up: read again by the close-up detector, at its size and smaller
+    ((640, 640), 150.0, 4),      # a close-up: read again with the close-up thresholds, and zoomed out twice
+    ((640, 640), None, 4),       # nothing found: maybe one tile filling the picture, looked for zoomed out
     ((720, 1280), 45.0, 2),      # 18 px at the input: found, but read again at the size it fits best
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
@@ -301,8 +302,10 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
     """How many detector passes ``detect`` makes, from the size of the tiles the first pass found."""
     calls = []
 
-    def boxes(img, native=False, conf=None, closeup=False):
+    def boxes(img, native=False, conf=None):
         calls.append(img.shape[:2])
+        if side_px is None:
+            return np.zeros((0, 4)), np.zeros(0, int), np.zeros(0)
         return np.array([[10.0, 10.0, 10.0 + side_px, 10.0 + 1.3 * side_px]]), np.array([1]), np.array([0.9])
 
     monkeypatch.setattr(model, "_boxes", boxes)
@@ -316,7 +319,7 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     frame of ordinary tiles keep the whole-frame thresholds."""
     calls = []
 
-    def boxes(img, native=False, conf=None, closeup=False):
+    def boxes(img, native=False, conf=None):
         calls.append(conf)
         side = 150.0 if img.shape[0] == 640 else 60.0
         return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]]), np.array([0]), np.array([0.9])
@@ -325,7 +328,7 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     monkeypatch.setattr(model, "closeup_conf", (0.2, 0.1))
     usual = (model.up_conf, model.conf)
     model.frame_boxes(np.zeros((640, 640, 3), np.uint8), None)
-    assert calls == [usual, (0.2, 0.1), (0.2, 0.1)]
+    assert calls == [usual] + [(0.2, 0.1)] * 3
     calls.clear()
     model.frame_boxes(np.zeros((720, 1280, 3), np.uint8), None)
     assert calls == [usual]
@@ -333,7 +336,7 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     # of the two
     calls.clear()
     model.frame_boxes(np.zeros((640, 640, 3), np.uint8), (0.15, 0.15))
-    assert calls == [(0.15, 0.15), (0.15, 0.1), (0.15, 0.1)]
+    assert calls == [(0.15, 0.15)] + [(0.15, 0.1)] * 3
 
 
 def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the_model(tmp_path):
@@ -357,3 +360,22 @@ def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the
     assert loaded.up_conf == th["conf_up"] and loaded.view_conf is None
 
 
+
+
+def test_a_tile_that_fills_most_of_the_picture_is_found_zoomed_out(model, frame, truth):
+    """A phone held close over one tile: read as it is, the detector sees no tile (on real close-ups a tile
+    filling 70 % of the side was found 0 times in 27); ``detect`` looks for it again zoomed out, with table
+    around it."""
+    found = 0
+    ups = [t for t in truth["tiles"] if t["face"] == "up"][:8]
+    for t in ups:
+        x1, y1, x2, y2 = t["box"]
+        half = max(x2 - x1, y2 - y1) / 0.65 / 2
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        X1, Y1 = int(max(0, cx - half)), int(max(0, cy - half))
+        crop = frame[Y1:int(cy + half), X1:int(cx + half)]
+        s = 640 / crop.shape[1]
+        big = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+        box = [(x1 - X1) * s, (y1 - Y1) * s, (x2 - X1) * s, (y2 - Y1) * s]
+        found += any(_iou(d.box, box) >= 0.5 for d in model.detect(big))
+    assert found >= 6, f"{found} of {len(ups)}"

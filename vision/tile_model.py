@@ -52,12 +52,12 @@ TYPICAL_TILE_PX = 23.0 * TOPDOWN_PX_PER_MM
 SMALL_TILE_PX = 22.0
 SMALL_TILE_AIM_PX = 26.0
 #: Above this median short side (detector input px) the tiles may be larger than the detector reads best (a
-#: close-up photo), where it may box pips and characters: the frame is then also read at LARGE_ZOOM of that size
-#: and the reading with the larger sum of scores kept, with the close-up thresholds (tuned on rendered
-#: close-ups). Chosen on the rendered close-ups' validation split among 3 x 3 pairs; what it does on real photos
-#: is in models/README.md ("Every step, on real photos").
+#: close-up photo), where it may box pips and characters: the frame is then also read zoomed out to each of
+#: LARGE_ZOOMS of that size and the reading with the larger sum of scores kept, with the close-up thresholds
+#: (tuned on rendered close-ups). 1.25 and 0.6 were chosen on the rendered close-ups' validation split among
+#: 3 x 3 pairs; 0.33, on real close-ups, reaches tiles that fill most of the picture (models/README.md).
 LARGE_TILE_PX = 1.25 * TYPICAL_TILE_PX
-LARGE_ZOOM = 0.6
+LARGE_ZOOMS = (0.6, 0.33)
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
 NOT_A_TILE = len(TILES)
 CLASSES: tuple[str, ...] = TILES + ("none",)
@@ -374,29 +374,57 @@ class TileModel:
         A small pyramid, chosen by what the first reading finds: at DETECTOR_SIDE the tiles are measured;
         smaller than SMALL_TILE_PX (a whole table in one frame) the image is read again larger, up to its own
         resolution, and that reading is the answer; larger than LARGE_TILE_PX (a close-up, where the detector
-        may box pips) it is also read at LARGE_ZOOM and the reading with the larger sum of scores kept. Each
-        reading is made once, down to the lower of ``conf`` and the thresholds that choose the size."""
+        may box pips) or where nothing was found (one tile may fill the picture), it is also read zoomed out
+        (``_closer``) and the surest reading kept. Each reading is made once, down to the lower of ``conf`` and
+        the thresholds that choose the size."""
         usual = (self.up_conf, self.conf)
         first = self._boxes(frame_bgr, conf=_lowest(usual, conf))
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
         sure = _above(first, usual)[0]
-        plan = _other_size(sure, r) if len(sure) and not self._fixed else None
+        if self._fixed:
+            return _above(first, conf or usual)
+        # Nothing found may be one tile too large to be seen at all: it is looked for zoomed out.
+        plan = _other_size(sure, r) if len(sure) else (1.0, True)
         if plan is None:
             return _above(first, conf or usual)
         zoom, closeup = plan
-        other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
-            if zoom * r != 1 else frame_bgr
-        scale = w / other.shape[1]
         if not closeup:
+            other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
+                if zoom * r != 1 else frame_bgr
             ob, oc, os_ = self._boxes(other, native=True, conf=conf)
-            return ob * scale, oc, os_
+            return ob * (w / other.shape[1]), oc, os_
+        return self._closer(frame_bgr, first, r, conf)
+
+    def _closer(self, frame_bgr: np.ndarray, first: Reading, r: float, conf: tuple[float, float] | None
+                ) -> Reading:
+        """A close-up read again zoomed out (``_zoomed_out``) at each of LARGE_ZOOMS, with the close-up
+        thresholds; the reading with the larger sum of scores is kept."""
+        usual = (self.up_conf, self.conf)
         low = _lowest(self.closeup_conf, conf)
-        near = first if self.closeup_conf == usual else self._boxes(frame_bgr, conf=low)
-        ob, oc, os_ = self._boxes(other, native=True, conf=low)
-        far = ob * scale, oc, os_
-        surer = far if _above(far, self.closeup_conf)[2].sum() > _above(near, self.closeup_conf)[2].sum() else near
-        return _above(surer, conf or self.closeup_conf)
+        readings = [first if self.closeup_conf == usual else self._boxes(frame_bgr, conf=low)]
+        readings += [self._zoomed_out(frame_bgr, r, zoom, low) for zoom in LARGE_ZOOMS]
+        surest = max(readings, key=lambda rd: float(_above(rd, self.closeup_conf)[2].sum()))
+        return _above(surest, conf or self.closeup_conf)
+
+    def _zoomed_out(self, frame_bgr: np.ndarray, r: float, zoom: float, conf: tuple[float, float]) -> Reading:
+        """The frame shrunk by ``zoom`` in the middle of a canvas of the first reading's size, filled with the
+        frame's mean colour, read there, and the boxes mapped back onto the frame. A tile that fills most of the
+        frame is seen as a tile only with some table around it: read shrunk to a small image of its own, a tile
+        filling half the side was found 15 % of the time on real close-ups, with the canvas around it 100 %
+        (models/README.md, "A tile that fills the picture")."""
+        h, w = frame_bgr.shape[:2]
+        big_h, big_w = self.input_shape(h, w)
+        small = cv2.resize(frame_bgr, (max(1, round(w * r * zoom)), max(1, round(h * r * zoom))),
+                           interpolation=DOWNSCALE)
+        canvas = np.empty((big_h, big_w, 3), np.uint8)
+        canvas[:] = frame_bgr[::8, ::8].reshape(-1, 3).mean(axis=0)
+        y0, x0 = (big_h - small.shape[0]) // 2, (big_w - small.shape[1]) // 2
+        canvas[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
+        boxes, cls, scores = self._boxes(canvas, native=True, conf=conf)
+        boxes = (boxes - np.array([x0, y0, x0, y0], boxes.dtype)) * (w / small.shape[1])
+        inside = (boxes[:, 2] > 0) & (boxes[:, 3] > 0) & (boxes[:, 0] < w) & (boxes[:, 1] < h)
+        return np.clip(boxes[inside], 0, [w, h, w, h]), cls[inside], scores[inside]
 
     def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
         """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not
@@ -458,15 +486,15 @@ def _above(reading: Reading, conf: tuple[float, float]) -> Reading:
 
 
 def _other_size(boxes: np.ndarray, r: float) -> tuple[float, bool] | None:
-    """Whether ``detect`` reads a frame again at another size, from the first reading's boxes (frame px) and the
-    frame-to-input scale ``r``: (zoom relative to the input, keep the surer of the two readings) or None. Small
-    tiles are read larger (never past the frame's own resolution) and that reading replaces the first; large
-    tiles are read at LARGE_ZOOM and the smaller reading kept only if surer."""
+    """Whether ``detect`` reads a frame again, from the first reading's boxes (frame px) and the frame-to-input
+    scale ``r``: (the zoom relative to the input, False) for small tiles, read larger (never past the frame's own
+    resolution), whose reading replaces the first; (1.0, True) for large ones, read zoomed out by ``_closer``;
+    None where the tiles suit the detector."""
     side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * r
     if side < SMALL_TILE_PX and r < 1:
         return min(1 / r, SMALL_TILE_AIM_PX / max(side, 1.0)), False
     if side > LARGE_TILE_PX:
-        return LARGE_ZOOM, True
+        return 1.0, True
     return None
 
 
