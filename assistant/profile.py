@@ -32,7 +32,7 @@ source = 0
 width = 1920
 height = 1080
 fps = 30
-# Your own tile set, as enrolled with `mahj enroll NAME`. Empty = the shipped tile model.
+# Your own tile set, as learned with `mahj setup tiles --set NAME`. Empty = the shipped tile model.
 tile_set = ""
 
 [calibration]

@@ -57,12 +57,12 @@ def open_calibration(profile: Profile, first_frame: Any) -> Any:
 
 
 def open_model(tile_set: str = "") -> Any:
-    """The shipped tile model, or the one adapted to the user's own set (``camera.tile_set``, `mahj enroll`)."""
+    """The shipped tile model, or the one adapted to the user's own set (``camera.tile_set``, `mahj setup tiles`)."""
     from vision.enroll import load_set
     from vision.tile_model import TileModel, sets_dir
 
     if tile_set and not (sets_dir() / tile_set).is_dir():
-        raise SetupError(f"camera.tile_set: no enrolled set {tile_set!r} in {sets_dir()} (see `mahj enroll --list`)")
+        raise SetupError(f"camera.tile_set: no set {tile_set!r} in {sets_dir()} (see `mahj setup tiles --list`)")
     try:
         return load_set(sets_dir() / tile_set) if tile_set else TileModel.load()
     except (OSError, ValueError, RuntimeError) as exc:

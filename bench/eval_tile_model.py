@@ -9,8 +9,8 @@
 2. Real crops (held-out camerash split, and the justinchan crops of two more sets): top-1 over our classes.
 3. Speed: median ms per 1280x720 frame with 60 tiles (``detect``, 2 threads), and with ``--baseline`` the
    ratio to another model folder measured alternately in the same run.
-4. Enrolment on the held-out rendered style: accuracy before / after enrolling one photo of each tile; and what
-   ``mahj enroll`` proposes from five close-up phone photos of that set (tiles found, proposals already right).
+4. Enrolment on the held-out rendered style: accuracy before / after enrolling one photo of each tile (learning a
+   set from the set-up mat, as `mahj setup tiles` does, is measured by ``bench/setup_tiles.py``).
 5. Rendered test splits, a second line: whole camera frames (mAP50 and mAP50-95 of face-up / face-down boxes,
    classifier top-1 on the true face-up boxes), top-down crops at the table reader's scale, player's-eye frames,
    close-up photos.
@@ -38,11 +38,11 @@ from bench import eval_real  # noqa: E402
 from datasets import real, real_photos  # noqa: E402
 from datasets.synth.faces import HOLDOUT_STYLE  # noqa: E402
 from datasets.synth.generate import read_yolo_boxes  # noqa: E402
-from datasets.synth.layout import closeup_camera, grid_scene, overhead_camera  # noqa: E402
+from datasets.synth.layout import grid_scene, overhead_camera  # noqa: E402
 from datasets.synth.scene import render  # noqa: E402
 from engine.tiles import FLOWER, JOKER, TILES  # noqa: E402
 from vision.boxes import iou_matrix  # noqa: E402
-from vision.enroll import build_prototypes, propose  # noqa: E402
+from vision.enroll import build_prototypes  # noqa: E402
 from vision.photo import read_photo  # noqa: E402
 from vision.tile_model import CLASSIFIER_SIZE, MODELS_DIR, TileModel, crop_square  # noqa: E402
 
@@ -252,36 +252,6 @@ def enrolment(model: TileModel, scenes: int) -> dict:
             "per_class_before_after": per}
 
 
-def enrolment_photos(model: TileModel, photos: int = 5) -> dict:
-    """What ``mahj enroll`` proposes from phone photos of a new set: the held-out style's 40 tiles laid out in
-    groups of eight, each group photographed close up from a random side (tilt up to 40 degrees, a tile 4-15 %
-    of the frame); how many laid-out tiles are proposed (face up, IoU 0.5) and how many proposals already name
-    the right kind, i.e. how much the user has to correct."""
-    import tempfile
-
-    kinds = list(TILES) + [FLOWER] * 3 + [JOKER]
-    found = right = boxes = 0
-    for k in range(photos):
-        rng = np.random.default_rng([12, k])
-        scene = grid_scene(kinds[k * 8:(k + 1) * 8], HOLDOUT_STYLE, rng, cols=4)
-        for _ in range(50):   # a framing that shows the whole group, as a person taking the photo would
-            img, labels = render(scene, closeup_camera(rng, scene, 1024, 768), rng)
-            if len(labels) == len(scene.tiles):
-                break
-        with tempfile.TemporaryDirectory() as tmp:
-            props = propose(model, [(f"photo{k}", img)], Path(tmp))
-        boxes += len(props)
-        iou = iou_matrix(np.array([lb.box for lb in labels], float), np.array([p.box for p in props], float))
-        for lb, row in zip(labels, iou, strict=True):
-            if len(props) and row.max() >= 0.5:
-                found += 1
-                right += props[int(row.argmax())].proposed == lb.code
-    n = len(kinds)
-    return {"style": HOLDOUT_STYLE, "photos": photos, "tiles": n, "proposed_boxes": boxes,
-            "tiles_found": found, "found_share": round(found / n, 4), "proposals_right": right,
-            "right_share": round(right / n, 4)}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synth", type=Path, default=ROOT / "datasets" / "rendered" / "synth")
@@ -304,7 +274,6 @@ def main() -> None:
              ("speed", lambda: speed(model, 10 if a.quick else 50, baseline)),
              ("camerash_test", lambda: eval_camerash(model)),
              ("enrolment", lambda: enrolment(model, 5 if a.quick else 30)),
-             ("enrolment_photos", lambda: enrolment_photos(model)),
              ("synthetic_test", lambda: eval_synth(model, a.synth, n)),
              ("topdown_test", lambda: eval_topdown(model, a.topdown, n)),
              ("player_test", lambda: eval_synth(model, a.player, n, "player's-eye test")),

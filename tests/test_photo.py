@@ -14,9 +14,8 @@ from datasets.synth.layout import closeup_camera, grid_scene
 from datasets.synth.scene import render
 from engine.tiles import TILES
 from tests.test_tile_model import _iou
-from vision.enroll import CROPS_DIR, propose
 from vision.photo import MIN_SIDE_PX, PHOTO_STRETCHES, SURETY_TILES, photo_scales, read_photo, surety
-from vision.tile_model import CLASSIFIER_SIZE, TileModel
+from vision.tile_model import TileModel
 
 STRETCH = 6.0   # as the haitaks screenshots of a row of tiles: blown up 7-14x one way by a square export
 
@@ -117,16 +116,3 @@ def test_detect_cli_reads_square_pixels_unless_told_the_photo_is_stretched(tmp_p
     assert all(k is not None for k in _found([t["box"] for t in doc["tiles"]], truth))
     assert main(["detect", str(path), "--stretched"]) == 0
     assert "the photo looks stretched" in capsys.readouterr().out
-
-
-def test_enrolment_reads_a_photo_with_square_pixels_and_stores_the_crops_it_read(model, tmp_path):
-    img, truth, codes = _row_photo(0)
-    props = propose(model, [("row", img)], tmp_path)
-    found = _found([p.box for p in props], truth)                                # boxes in the photo's pixels
-    assert all(k is not None for k in found)
-    # the stored crop is what the set's prototypes are made from: the classifier must read it as it proposed
-    crops = [cv2.resize(cv2.imread(str(tmp_path / CROPS_DIR / p.crop)), (CLASSIFIER_SIZE, CLASSIFIER_SIZE),
-                        interpolation=cv2.INTER_AREA) for p in props]
-    reads = model.classify(crops)
-    assert sum(code == p.proposed for (code, _), p in zip(reads, props, strict=True)) >= len(props) - 1
-    assert sum(props[k].proposed == c for k, c in zip(found, codes, strict=True)) >= 5

@@ -59,7 +59,7 @@ def test_the_profile_tile_set_is_the_model_watch_reads_with(tmp_path, monkeypatc
     from vision.tile_model import CLASSIFIER_FILE, Prototypes, classifier_id, sets_dir
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    with pytest.raises(SetupError, match="camera.tile_set: no enrolled set 'mine'"):
+    with pytest.raises(SetupError, match="camera.tile_set: no set 'mine'"):
         open_model("mine")
     emb = np.eye(2, 128, dtype=np.float32)
     Prototypes(emb, ["J", "F"], classifier=classifier_id(MODELS_DIR / CLASSIFIER_FILE)).save(

@@ -1,4 +1,4 @@
-"""The shipped tile models through vision.tile_model, `mahj detect` and `mahj enroll`, on a committed fixture.
+"""The shipped tile models through vision.tile_model and `mahj detect`, on a committed fixture.
 
 The fixture (tests/fixtures/tile_model, made by ``python -m datasets.synth.fixture``) is an overhead photo of a
 training-style set laid out: 38 tiles face up, 2 face down, with their true boxes and codes.
@@ -6,7 +6,6 @@ training-style set laid out: 38 tiles face up, 2 face down, with their true boxe
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -18,12 +17,10 @@ from assistant.cli import main
 from datasets.synth.layout import grid_scene, overhead_camera
 from datasets.synth.scene import render
 from engine.tiles import TILES
-from vision.enroll import LABELS_FILE, EnrolError, load_set, read_labels
 from vision.tile_model import (
     CLASSES,
     SECOND_LOOK,
     Detection,
-    StaleSetError,
     TileModel,
     TileModelError,
     crop_square,
@@ -143,53 +140,6 @@ def test_detect_cli_json_and_overlay(tmp_path, capsys, truth):
     overlay = cv2.imread(str(out))
     assert overlay.shape == (720, 1280, 3)
     assert np.abs(overlay.astype(int) - cv2.imread(str(FIXTURE / "table.jpg")).astype(int)).mean() > 0.5
-
-
-def test_enroll_propose_correct_apply_and_use(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert main(["enroll", "myset", str(FIXTURE / "table.jpg"), "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    labels = Path(doc["labels"])
-    rows = list(csv.reader(labels.read_text().splitlines(), delimiter="\t"))
-    assert rows[0][-1] == "code" and len(rows) - 1 == doc["tiles"] >= 10
-    # The user corrects a kind (pretend this set's Soap looks like what the model read for the first row: every
-    # row read so is renamed, as two tiles of one design must be) and drops a row of another kind.
-    misread = rows[1][-1]
-    for r in rows[1:]:
-        r[-1] = "Soap" if r[-1] == misread else r[-1]
-    next(r for r in rows[1:] if r[-1] != "Soap")[-1] = "-"
-    labels.write_text("\n".join("\t".join(r) for r in rows) + "\n")
-    assert main(["enroll", "myset", "--apply", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    kept = sum(1 for r in rows[1:] if r[-1] not in ("", "-"))      # rows the model read "none" are dropped too
-    assert summary["tiles"] == kept >= doc["tiles"] - 4 and summary["seconds"] < 120
-    enrolled = TileModel.load(tmp_path / "mahj" / "sets" / "myset")
-    renamed = [r for r in rows[1:] if r[-1] == "Soap"]
-    crops = [cv2.resize(cv2.imread(str(labels.parent / "crops" / r[0])), (48, 48), interpolation=cv2.INTER_AREA)
-             for r in renamed]
-    assert renamed[0] is rows[1] and [code for code, _ in enrolled.classify(crops)] == ["WD"] * len(renamed)
-    assert main(["enroll", "--list"]) == 0 and "myset" in capsys.readouterr().out
-    # The shipped classifier is updated: the set's prototypes no longer compare. Loading it plainly says so;
-    # load_set (what `mahj watch` and `mahj detect --set` use) remakes them from the set's own tiles.
-    folder = tmp_path / "mahj" / "sets" / "myset"
-    meta = json.loads((folder / "set.json").read_text())
-    assert meta["classifier"] == enrolled.classifier_id
-    (folder / "set.json").write_text(json.dumps(meta | {"classifier": "an-older-model"}))
-    with pytest.raises(StaleSetError, match="mahj enroll myset --apply"):
-        TileModel.load(folder)
-    again = load_set(folder)
-    assert [code for code, _ in again.classify(crops)] == ["WD"] * len(renamed)
-    assert json.loads((folder / "set.json").read_text())["classifier"] == enrolled.classifier_id
-
-
-def test_enroll_label_errors_name_file_line_column(tmp_path):
-    (tmp_path / "crops").mkdir()
-    (tmp_path / "crops" / "0000.png").write_bytes(b"")
-    (tmp_path / LABELS_FILE).write_text("crop\tcode\n0000.png\t3 bam\n0000.png\tbanana\n")
-    with pytest.raises(EnrolError, match=r"labels.tsv:3:2: 'banana'"):
-        read_labels(tmp_path)
-    (tmp_path / LABELS_FILE).write_text("crop\tcode\n0000.png\t3 bam\n0000.png\t-\n")
-    assert read_labels(tmp_path) == [("0000.png", "3B")]
 
 
 @pytest.fixture(scope="module")

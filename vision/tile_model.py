@@ -3,7 +3,7 @@ only.
 
 Two models (see models/README.md): a detector that boxes every tile and says face up or face down, and a crop
 classifier over the 36 tile kinds plus "not a tile" that reads each face-up box. The classifier also gives an
-embedding; a user's enrolled set (``mahj enroll``) stores prototypes of its own tiles in that space, and a model
+embedding; a user's own set (``mahj setup tiles``) stores prototypes of its own tiles in that space, and a model
 loaded from the set's folder reads with them.
 
 Sessions and input buffers are made once per ``TileModel``; ``detect`` runs the classifier once per frame over
@@ -235,8 +235,8 @@ class TileModel:
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
                     view_conf=pair("topdown"), closeup_conf=pair("closeup"))
         if protos is not None and protos.classifier != model.classifier_id:
-            raise StaleSetError(f"{folder}: enrolled with another classifier than {clf} (the model was updated "
-                                f"since); `mahj enroll {folder.name} --apply` remakes it from its own tiles")
+            raise StaleSetError(f"{folder}: learned with another classifier than {clf} (the model was updated "
+                                "since); `mahj watch` and `mahj detect --set` remake it from its own tiles")
         return model
 
     # ------------------------------------------------------------------------------------------------ detector

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write an overlay image with boxes and codes")
     p.add_argument("--model", type=Path, default=None,
                    help="model folder or enrolled set folder (default: the shipped models)")
-    p.add_argument("--set", dest="set_name", default=None, help="name of an enrolled set (see mahj enroll)")
+    p.add_argument("--set", dest="set_name", default=None, help="name of a set learned with `mahj setup tiles`")
     p.add_argument("--stretched", action="store_true",
                    help="the image was stretched out of shape (a square export, a screenshot): also read it "
                         "squeezed back along either side and keep the reading that suits it (slower)")

@@ -1,0 +1,160 @@
+"""`mahj setup tiles` on sets never seen in training: faces read before and after learning a set from the mat,
+on other captures of the same set (new light, new angle, new turn). Issue 32's yardstick.
+
+    python bench/setup_tiles.py [--sets holdout camerash justinchan] [--captures 3] [--json out.json]
+
+Sets: ``holdout``, the rendered American style no model trained on (``datasets.synth.faces.HOLDOUT_STYLE``: its own
+Joker, Flower and Soap designs, 8 Flower designs); ``camerash``, real tile photos of camerash's held-out split
+(the set's other photos taught earlier classifiers); ``justinchan``, 72 real crops of two Hong Kong sets no model
+learnt from. Real crops are laid on the mat as the tile's face; kinds a set has no photo of stay empty. Each set
+is laid on both sheets and photographed ``--captures`` times to learn from (``datasets.synth.mat_photo``), then
+``--captures`` more times with the set's other photos of each kind where it has them, to test on. Each tile the
+mat reader finds in a test capture is read by the shipped model ("before") and with the learned set ("after").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from datasets.synth.faces import HOLDOUT_STYLE, face_image, style_for  # noqa: E402
+from datasets.synth.mat_photo import lay_tiles, photograph, random_shot  # noqa: E402
+from engine.tiles import TILES  # noqa: E402
+from vision.enroll import build_prototypes, read_capture, samples  # noqa: E402
+from vision.mat import SHEETS, cells  # noqa: E402
+from vision.tile_model import CLASSIFIER_SIZE, TileModel, crop_square  # noqa: E402
+
+Faces = dict[str, list[np.ndarray]]
+
+
+def holdout_faces() -> tuple[Faces, Faces]:
+    """The held-out style: eight Flower designs, one of every other kind (train and test faces are the same
+    tiles, as on a real table)."""
+    style = style_for(HOLDOUT_STYLE)
+    faces = {t: [face_image(t, style, v) for v in range(8 if t == "F" else 1)] for t in TILES}
+    return faces, faces
+
+
+def _split(imgs: list[np.ndarray], codes: list[str]) -> tuple[Faces, Faces]:
+    """Each kind's photos alternately to learning and testing (the same photo both if a kind has one)."""
+    by: Faces = {}
+    for img, code in zip(imgs, codes, strict=True):
+        by.setdefault(code, []).append(img)
+    learn = {c: v[0::2] for c, v in by.items()}
+    test = {c: v[1::2] or v[0::2] for c, v in by.items()}
+    return learn, test
+
+
+def camerash_faces() -> tuple[Faces, Faces]:
+    from datasets.real import CAMERASH, camerash_items, read_split
+
+    codes = dict(camerash_items())
+    names = read_split("camerash-test")
+    imgs = [cv2.imread(str(CAMERASH / "tiles-resized" / n)) for n in names]
+    return _split(imgs, [codes[n] for n in names])
+
+
+def justinchan_faces() -> tuple[Faces, Faces]:
+    from datasets.real_photos import justinchan_crops
+
+    return _split(*justinchan_crops())
+
+
+SETS = {"holdout": holdout_faces, "camerash": camerash_faces, "justinchan": justinchan_faces}
+
+
+def pictures(faces: Faces, rng: np.random.Generator, shots: int) -> list[np.ndarray]:
+    """``shots`` captures of both sheets (one picture a sheet), the k-th cell of a kind holding its k-th photo."""
+    out = []
+    for _ in range(shots):
+        for sheet in range(len(SHEETS)):
+            laid, count = {}, {}
+            for c in cells(sheet):
+                if faces.get(c.code):
+                    k = count.get(c.code, 0)
+                    count[c.code] = k + 1
+                    laid[c.index] = faces[c.code][(k + int(rng.integers(0, 8))) % len(faces[c.code])]
+            out.append(photograph(lay_tiles(sheet, laid, rng), random_shot(rng), rng))
+    return out
+
+
+def run_set(model: TileModel, name: str, captures: int) -> dict:
+    learn_faces, test_faces = SETS[name]()
+    rng = np.random.default_rng(32)
+    caps = [read_capture(model, img, f"{name} learn {k}") for k, img in enumerate(pictures(learn_faces, rng,
+                                                                                          captures))]
+    t0 = time.perf_counter()
+    found = samples(caps)
+    protos = build_prototypes(model, [s.crop for s in found], [s.code for s in found])
+    seconds = time.perf_counter() - t0
+    tests = [read_capture(model, img, f"{name} test {k}") for k, img in enumerate(pictures(test_faces, rng,
+                                                                                           captures))]
+    crops, codes = [], []
+    for cap in tests:
+        for s in cap.cells:
+            if s.state == "tile" and s.box is not None:
+                crops.append(crop_square(cap.image, s.box, CLASSIFIER_SIZE))
+                codes.append(s.cell.code)
+    before = [c for c, _ in model.classify(crops)]
+    model.prototypes = protos
+    after = [c for c, _ in model.classify(crops)]
+    by_similarity = {}
+    for thr in (0.5, 0.6, 0.7, 0.8, 0.9):   # how near a prototype must be to overrule the shipped classifier
+        protos.min_similarity = thr
+        by_similarity[str(thr)] = round(float(np.mean([r == c for (r, _), c in zip(model.classify(crops), codes,
+                                                                                        strict=True)])), 4)
+    model.prototypes = None
+    laid = sum(1 for cap in tests for s in cap.cells if test_faces.get(s.cell.code))
+    per = {}
+    for t in TILES:
+        idx = [i for i, c in enumerate(codes) if c == t]
+        if idx:
+            per[t] = [round(float(np.mean([before[i] == t for i in idx])), 2),
+                      round(float(np.mean([after[i] == t for i in idx])), 2)]
+    return {"set": name, "learn_pictures": len(caps), "learned_tiles": len(found),
+            "learn_seconds": round(seconds, 2), "test_tiles_laid": laid, "test_tiles_found": len(codes),
+            "before": round(float(np.mean([b == c for b, c in zip(before, codes, strict=True)])), 4),
+            "after": round(float(np.mean([a == c for a, c in zip(after, codes, strict=True)])), 4),
+            "after_by_min_similarity": by_similarity, "per_kind_before_after": per,
+            "states_learn": _states(caps), "states_test": _states(tests)}
+
+
+def _states(caps: list) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for cap in caps:
+        for s in cap.cells:
+            out[s.state] = out.get(s.state, 0) + 1
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", nargs="+", choices=sorted(SETS), default=sorted(SETS))
+    ap.add_argument("--captures", type=int, default=3)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    model = TileModel.load()
+    out = []
+    for name in tqdm(args.sets, desc="sets", unit="set"):
+        r = run_set(model, name, args.captures)
+        out.append(r)
+        worst = sorted(r["per_kind_before_after"].items(), key=lambda kv: kv[1][1])[:5]
+        print(f"{name}: faces read {r['before']:.3f} before -> {r['after']:.3f} after ({r['test_tiles_found']} of "
+              f"{r['test_tiles_laid']} test tiles found; learned {r['learned_tiles']} in {r['learn_seconds']} s); "
+              f"cells learn {r['states_learn']}, test {r['states_test']}; weakest after: "
+              + ", ".join(f"{k} {v[0]:.2f}->{v[1]:.2f}" for k, v in worst))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
