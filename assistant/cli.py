@@ -10,16 +10,44 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
 from assistant import commands
+from engine.spelling import did_you_mean
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a did-you-mean on a mistyped command or choice ("tiel" -> "tile"); sub-commands inherit it
+    because argparse makes sub-parsers of the parent's class."""
+
+    def error(self, message: str) -> NoReturn:
+        m = _INVALID_CHOICE.search(message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2))
+            hint = did_you_mean(m.group(1), choices)
+            message = f"{message[:m.start()]}{m.group(1)!r} is not one of {', '.join(choices)}{hint}"
+        super().error(message)
+
+
+def mahj_version() -> str:
+    """The installed package's version (a source tree that was never installed says so rather than failing)."""
+    try:
+        return version("mahj")
+    except PackageNotFoundError:
+        return "unknown (not installed; pip install -e .)"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="mahj", description="Camera-based assistant for American Mah Jongg tables (NMJL rules)."
     )
+    parser.add_argument("--version", action="version", version=f"mahj {mahj_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")

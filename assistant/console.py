@@ -28,6 +28,23 @@ def _tile(code: Any) -> str:
         return str(code)
 
 
+def _value(key: str, value: Any) -> str:
+    """A field as a person reads it: tiles with their names, lists spaced, mappings as "key value"."""
+    if key in ("tile", "named") and isinstance(value, str):
+        return _tile(value)
+    if isinstance(value, (list, tuple)):
+        return " ".join(_value("", v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_value(k, v)}" for k, v in value.items())
+    return str(value)
+
+
+def fields_text(d: dict[str, Any], skip: tuple[str, ...]) -> str:
+    """``key=value`` pairs for the fields worth printing: no Python ``None``, raw dicts or lists in text output
+    (a field that is not set is left out)."""
+    return " ".join(f"{k}={_value(k, v)}" for k, v in d.items() if k not in skip and v is not None)
+
+
 def describe_ruling(r: Any, name: Any) -> str:
     """One readable line for a ruling (or notice)."""
     d = r.data or {}
@@ -61,7 +78,7 @@ def describe_ruling(r: Any, name: Any) -> str:
         return f"{k.replace('_', ' ')}: {who} for {d.get('purpose')}{tile}"
     if k == "turn":
         return f"{who}'s turn"
-    rest = ", ".join(f"{a}={b}" for a, b in d.items() if a not in ("seat", "state"))
+    rest = fields_text(d, ("seat", "state"))
     return f"{k.replace('_', ' ')} {who} {rest}".strip()
 
 
@@ -100,7 +117,7 @@ class Console:
     def event(self, event: Any, source: str) -> None:
         d = rev.to_json(event)
         self._t = float(d.get("t", self._t))
-        detail = " ".join(f"{k}={_tile(v) if k == 'tile' else v}" for k, v in d.items() if k not in ("type", "t"))
+        detail = fields_text(d, ("type", "t"))
         self._emit({"type": "event", "source": source, "event": d},
                    f"{self._t:8.2f}s  {source:8} {d['type']:16} {detail}")
 

@@ -126,9 +126,12 @@ def read_journal(path: str | Path, report: Callable[[str], None] | None = _stder
 
 def header_record(card_text: str, card_name: str, profile_text: str, profile_name: str,
                   players: int) -> dict[str, Any]:
-    """The first record of a refereed game: everything needed to rebuild the referee from the journal alone."""
-    return {"kind": "header", "version": 1, "card": card_name, "card_text": card_text,
-            "profile": profile_name, "profile_text": profile_text, "players": players}
+    """The first record of a refereed game: everything needed to rebuild the referee from the journal alone.
+
+    The card and profile are named by their file names only: the texts travel in the record, and a journal is
+    shared, so a folder on the machine that wrote it would mean nothing (and say too much) elsewhere."""
+    return {"kind": "header", "version": 1, "card": Path(card_name).name, "card_text": card_text,
+            "profile": Path(profile_name).name, "profile_text": profile_text, "players": players}
 
 
 def builtin_profile_text(name: str) -> tuple[str, str]:

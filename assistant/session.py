@@ -123,7 +123,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
                                     frames_replay=not source.live)
             result.resumed_events = sum(1 for r in records if r.get("kind") == "event")
             console.text(f"resumed {journal_path}: {result.resumed_events} events, "
-                         + (f"continuing after frame {last}" if not source.live else "the camera goes on"))
+                         + ("the camera goes on" if source.live else
+                            "playing the recording from its start" if last < 0 else f"continuing after frame {last}"))
         frames = iter(source)
         try:
             first = next(frames)

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from enum import Enum
 
+from engine.spelling import did_you_mean
+
 
 class Suit(Enum):
     """The three numbered suits. The value is the letter used in tile codes."""
@@ -128,9 +130,22 @@ def parse_tile(text: str) -> str:
     if t in _WORD_TILES:
         return _WORD_TILES[t]
     m = _SUITED.match(t)
-    if m and m.group("n") in _NUMBER_TEXT and m.group("s") in _SUIT_WORDS:
-        return suit_tile(_NUMBER_TEXT[m.group("n")], _SUIT_WORDS[m.group("s")])
-    raise TileError(f"not a tile: {text.strip()!r} (try codes like 3B, 7C, 1D, N, RD, WD, F, J)")
+    if m and m.group("n") in _NUMBER_TEXT:
+        if m.group("s") in _SUIT_WORDS:
+            return suit_tile(_NUMBER_TEXT[m.group("n")], _SUIT_WORDS[m.group("s")])
+        raise _SuitError(f"{m.group('s')!r} is not a suit{did_you_mean(m.group('s'), _SUIT_NAMES) or _SUIT_HINT}")
+    hint = did_you_mean(t, _TILE_WORDS) or " (try codes like 3B, 7C, 1D, N, RD, WD, F, J)"
+    raise TileError(f"not a tile: {text.strip()!r}{hint}")
+
+
+class _SuitError(TileError):
+    """A number followed by a word that is not a suit ("3 bma"): the word is the one to blame."""
+
+
+_SUIT_NAMES = ("bam", "crak", "dot", "bams", "craks", "dots", "bamboo", "crack", "circle")
+_SUIT_HINT = " (suits are bam, crak, dot)"
+#: Whole-word names worth offering for a typo (single letters and digits would match anything).
+_TILE_WORDS = tuple(w for w in _WORD_TILES if len(w) > 2)
 
 
 def parse_tiles(text: str | Iterable[str]) -> list[str]:
@@ -143,17 +158,20 @@ def parse_tiles(text: str | Iterable[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(tokens):
+        pair_error: TileError | None = None
         if isinstance(text, str) and i + 1 < len(tokens):
             try:
                 out.append(parse_tile(f"{tokens[i]} {tokens[i + 1]}"))
                 i += 2
                 continue
+            except _SuitError as exc:
+                pair_error = exc  # "3 bma": blame "bma" if "3" alone is no tile either
             except TileError:
                 pass
         try:
             out.append(parse_tile(tokens[i]))
         except TileError as exc:
-            raise TileError(f"tile {i + 1}: {exc}", position=i) from None
+            raise TileError(f"tile {i + 1}: {pair_error or exc}", position=i) from None
         i += 1
     return out
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from hardware import protocol as proto
-from hardware.driver import Board, CommandRejected, open_board
+from hardware.driver import Board, CommandRejected, open_board, port_problem
 from hardware.pins import levels_at, window_color
 from hardware.rig import wait_until
 from hardware.signals import SIGNALS, Beep, BoardState
@@ -56,6 +56,10 @@ def _shows(board: Board) -> bool:
 
 def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None) -> Report:
     report = Report(port=port or "auto")
+    problem = port_problem(port)
+    if problem:
+        report.checks.append(Check("port", False, problem))
+        return report
     if port == "simavr":
         from hardware.rig import build
 
@@ -63,7 +67,8 @@ def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None
     board = open_board(port, ack_timeout=0.25)
     try:
         if not board.wait_ready(8):
-            report.checks.append(Check("handshake", False, "no HELLO answer within 8 s"))
+            why = f" ({board.error})" if board.error else ""
+            report.checks.append(Check("handshake", False, f"no HELLO answer within 8 s{why}"))
             return report
         report.board = {"name": board.info.name, "firmware": board.info.firmware, "protocol": board.info.protocol}
         rig = board.rig

@@ -13,6 +13,7 @@ path, a pseudo-terminal, any pyserial URL such as ``socket://host:port``, or Non
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -101,6 +102,28 @@ def discover() -> str | None:
     for port in serial.tools.list_ports.comports():
         if port.vid is not None and (port.vid, port.pid) in USB_IDS:
             return port.device
+    return None
+
+
+def serial_ports() -> list[str]:
+    """The serial ports this machine has, to list when the one asked for is not there."""
+    return sorted(p.device for p in serial.tools.list_ports.comports())
+
+
+def port_problem(port: str | None) -> str | None:
+    """Why no board can be on ``port`` before trying it (a device path that does not exist, or no board found
+    by USB id), naming the serial ports there are; None when the port is worth trying."""
+    if port in ("sim", "simavr") or (port and "://" in port):
+        return None
+    here = ", ".join(serial_ports()) or "none"
+    if port is None:
+        if discover() is not None:
+            return None
+        ids = ", ".join(f"{v:04x}:{p:04x}" for v, p in USB_IDS)
+        return f"no board found (no serial port with a board's USB id {ids}); serial ports here: {here}; " \
+               "plug the board in or pass --port"
+    if port.startswith("/") and not os.path.exists(port):
+        return f"{port} does not exist; serial ports here: {here}"
     return None
 
 

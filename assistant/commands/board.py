@@ -9,8 +9,9 @@ import sys
 import time
 from types import SimpleNamespace
 
+from assistant.arguments import seat_arg
 from hardware.check import run_check
-from hardware.driver import BoardIncompatible, open_board
+from hardware.driver import BoardIncompatible, open_board, port_problem
 from hardware.pins import render
 from hardware.rig import RigUnavailable
 from hardware.signals import SIGNALS
@@ -28,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_check_command)
     signal = bsub.add_parser("signal", help="fire one signal by hand")
     signal.add_argument("event", choices=sorted(SIGNALS), help="ruling kind")
-    signal.add_argument("--seat", type=int, default=0, choices=range(4), help="seat 0..3 (East, South, West, North)")
+    signal.add_argument("--seat", type=seat_arg, default=0, help="east, south, west, north or chair 0-3")
     signal.add_argument("--port", default=None, help=PORT_HELP)
     signal.add_argument("--json", action="store_true", help="print one JSON object")
     signal.set_defaults(func=run_signal)
@@ -67,6 +68,11 @@ def run_check_command(args: argparse.Namespace) -> int:
 
 
 def run_signal(args: argparse.Namespace) -> int:
+    problem = port_problem(args.port)
+    if problem:
+        print(json.dumps({"error": problem}) if args.json else f"error: {problem}",
+              file=sys.stdout if args.json else sys.stderr)
+        return 1
     board = open_board(args.port)
     try:
         try:

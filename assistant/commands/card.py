@@ -154,9 +154,32 @@ def _visible_len(text: str) -> int:
     return len(re.sub(r"\033\[[0-9;]*m", "", text))
 
 
+def _show_marked(path: Path, errors: list[Diagnostic]) -> None:
+    """A card that does not load, shown as typed with each error under its line and a caret at its column, so
+    the person sees the mistake where it is rather than only as file:line:col."""
+    by_line: dict[int, list[Diagnostic]] = {}
+    for e in errors:
+        by_line.setdefault(e.line, []).append(e)
+    text = path.read_text(encoding="utf-8-sig", errors="replace").removesuffix("\n").split("\n")
+    for n, raw in enumerate(text, start=1):
+        raw = raw.removesuffix("\r")
+        print(f"{'>>' if n in by_line else '  '} {n:3}  {raw}")
+        for e in by_line.get(n, []):
+            print(f"         {' ' * (e.col - 1)}^ {e.message}")
+    for e in by_line.get(0, []):
+        print(f"   {e.message}")
+    print(f"{_count(len(errors), 'error')}: fix them, then `mahj card lint {path}` says ok", file=sys.stderr)
+
+
 @guarded
 def run_show(args: argparse.Namespace) -> int:
-    card = load_or_fail(args.file)
+    card, errors = read_card(args.file)
+    if card is None:
+        if args.json:
+            print(json.dumps({"file": str(args.file), "ok": False, "errors": [e.to_json() for e in errors]}))
+        else:
+            _show_marked(args.file, errors)
+        return 1
     if args.json:
         print(json.dumps(card_json(card)))
         return 0

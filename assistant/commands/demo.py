@@ -18,6 +18,8 @@ from assistant.profile import ProfileError, load_profile
 from assistant.sources import FrameSource, SourceError
 from assistant.wiring import SetupError
 
+#: Said only when the bundled recording is missing: a person's own file that is not there needs no reinstall.
+_REINSTALL = " (the demo recording ships with mahj; reinstall with `pip install -e .`)"
 #: The recording ``mahj demo`` plays: the last turns and the Mah Jongg of one of the referee's seeded games,
 #: rendered by our video generator (datasets/video/fixtures.py).
 DEMO_RECORDING = Path(__file__).resolve().parents[2] / "datasets" / "video" / "fixtures" / "demo.mp4"
@@ -121,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(args, str(exc))
     if args.profile is None:  # the demo needs no hardware: simulated board, display on any free port
         profile = replace(profile, board_port="sim", display=replace(profile.display, port=0))
+    if not args.video.exists():
+        return fail(args, f"{args.video}: no such video file or frames folder"
+                          f"{_REINSTALL if args.video == DEMO_RECORDING else ''}")
     args.out.mkdir(parents=True, exist_ok=True)
     journal = args.out / "journal.jsonl"
     if journal.exists():
@@ -146,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         source = FrameSource(args.video, paced=args.paced)
     except SourceError as exc:
-        return fail(args, f"{exc} (the demo recording ships with mahj; reinstall with `pip install -e .`)")
+        return fail(args, f"{exc}{_REINSTALL if args.video == DEMO_RECORDING else ''}")
     if args.open:
         opts.on_display = webbrowser.open
     try:

@@ -75,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     fold(view, seen, [f"{args.journal}:{n}" for n in lines], warn)
     d = profile.display
-    server = DisplayServer(d.host, d.port if args.port is None else args.port, d.token, d.text_size,
-                           initial=view.snapshot()).start()
+    try:
+        server = DisplayServer(d.host, d.port if args.port is None else args.port, d.token, d.text_size,
+                               initial=view.snapshot()).start()
+    except OSError as exc:  # the port is taken or not ours to use: say which and how to pick another
+        return fail(f"{exc}; or pass --port N (0 = any free port)")
     print(json.dumps({"url": server.url}) if args.json else f"display: {server.url}  (Ctrl-C to stop)", flush=True)
     try:
         while args.follow:

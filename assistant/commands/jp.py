@@ -13,6 +13,7 @@ import sys
 from typing import Any, BinaryIO, TextIO
 
 from engine.japanese import score_request
+from engine.japanese.rules import PRESETS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +40,13 @@ def answer(line: str, default_rules: str | None) -> dict[str, Any]:
         return {"ok": False, "field": "request", "error": "request: JSON nested too deeply"}
     if default_rules and isinstance(request, dict) and "rules" not in request:
         request["rules"] = default_rules
-    return score_request(request)
+    result = score_request(request)
+    rules = PRESETS.get(str(result.get("rules")))
+    if result.get("ok") and rules is not None and not rules.red_fives and "0" in str(request.get("hand", "")):
+        # A red five in the hand that these rules ignore: say so, or the missing dora looks like a bug.
+        result["notes"] = [f"red fives (0) count as plain fives under the {rules.name} rules; "
+                           '"rules": "tenhou" counts each as one dora']
+    return result
 
 
 def describe(result: dict[str, Any], line_no: int) -> str:
@@ -59,8 +66,9 @@ def describe(result: dict[str, Any], line_no: int) -> str:
         paid = f"each pays {pay['non_dealer']}"
     level = f" ({result['limit_name']})" if result["limit_name"] else ""
     fu = f", {result['fu']} fu" if result["fu"] else ""
+    notes = "".join(f"\n    note: {n}" for n in result.get("notes", []))
     return (f"line {line_no}: {result['han']} han{fu}{level}: {result['basic_points']} basic points; {paid} "
-            f"(total {pay['total']})\n    {yaku}")
+            f"(total {pay['total']}), {result['rules']} rules\n    {yaku}{notes}")
 
 
 def _lines(args: argparse.Namespace) -> BinaryIO | TextIO:

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from assistant.arguments import scoring_profile_arg, seat_arg
 from assistant.journal import builtin_profile_text
 from assistant.profile import SEAT_NAMES
 from engine.referee import ProfileError, parse_profile
@@ -20,16 +21,18 @@ from engine.referee.settle import Win, jokerless_counts, settle_win
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("pay", help="settle a verified Mah Jongg under a scoring profile (nmjl, mahjcon, file)")
-    p.add_argument("--profile", default="nmjl", help="nmjl, mahjcon or a profile TOML file (default nmjl)")
+    p.add_argument("--profile", default="nmjl", type=scoring_profile_arg,
+                   help="nmjl, mahjcon or a profile TOML file (default nmjl)")
     p.add_argument("--value", type=int, required=True, help="the hand's value on the card")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--self-pick", action="store_true", help="won on a tile picked from the wall (or by exchange)")
-    how.add_argument("--discarder", type=int, metavar="SEAT", help="chair 0-3 that threw the winning tile")
-    p.add_argument("--winner", type=int, default=0, metavar="SEAT", help="winner's chair (default 0 = East)")
+    how.add_argument("--discarder", type=seat_arg, metavar="SEAT",
+                     help="seat that threw the winning tile: east, south, west, north or chair 0-3")
+    p.add_argument("--winner", type=seat_arg, default=0, metavar="SEAT", help="winner's seat (default east = 0)")
     p.add_argument("--players", type=int, choices=(3, 4), default=4)
     p.add_argument("--jokerless", action="store_true", help="no joker in the hand at declaration")
     p.add_argument("--singles-and-pairs", action="store_true", help="a Singles and Pairs line (no jokerless bonus)")
-    p.add_argument("--pays-for-table", type=int, metavar="SEAT",
+    p.add_argument("--pays-for-table", type=seat_arg, metavar="SEAT",
                    help="this chair alone pays (misnamed discard, out-of-turn or wrong-wall play)")
     p.add_argument("--exposures", type=int, default=0, help="winner's exposures (tournament discard penalties)")
     p.add_argument("--quint", action="store_true", help="one of those exposures is a quint or larger")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from assistant.arguments import scoring_profile_arg
 from assistant.journal import (
     Journal,
     JournalError,
@@ -29,6 +30,7 @@ from assistant.journal import (
     referee_from_header,
     replay,
 )
+from assistant.profile import SEAT_NAMES
 from engine.referee import ProfileError, Referee, Ruling, events
 
 
@@ -66,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _setup_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--card", type=Path, default=None, help="card file (default: the bundled sample card)")
-    p.add_argument("--profile", default="nmjl", help="scoring profile: nmjl, mahjcon or a TOML file")
+    p.add_argument("--profile", default="nmjl", type=scoring_profile_arg,
+                   help="scoring profile: nmjl, mahjcon or a TOML file")
     p.add_argument("--players", type=int, choices=(3, 4), default=4)
 
 
@@ -106,6 +109,9 @@ def _replayed(path: Path, report: Callable[[str], None] = _warn) -> tuple[list[d
     lines: list[int] = []
     records = list(read_journal(path, report=report, line_numbers=lines))
     header = next((r for r in records if r.get("kind") == "header"), None)
+    if header is None and not any(r.get("kind") == "event" for r in records):
+        raise JournalError(f"{path}: not a game journal: no header and no event records (journals are written by "
+                           "`mahj referee new`, `mahj watch` and `mahj demo`)")
     if header is None:
         report(f"{path}: no header record: replaying with the sample card and the nmjl profile")
     referee = referee_from_header(header)
@@ -116,6 +122,11 @@ def _replayed(path: Path, report: Callable[[str], None] = _warn) -> tuple[list[d
     for m in mismatches:
         m["line"] = lines[m["record"] - 1]  # the event's line in the file, for people
     return records, referee, rulings, mismatches
+
+
+def balances_text(balances: dict[str, int]) -> str:
+    """Balances by seat name ("East +50, South -25"), not as the snapshot's dict."""
+    return ", ".join(f"{SEAT_NAMES[int(seat)]} {amount:+d}" for seat, amount in balances.items())
 
 
 def format_ruling(r: Ruling) -> str:
@@ -198,7 +209,7 @@ def run_replay(args: argparse.Namespace) -> int:
                 print(format_ruling(r))
         state = referee.snapshot()
         print(f"{args.journal}: {n_events} events, {len(rulings)} rulings, game {state['game']} "
-              f"({state['stage']}), balances {state['balances']}")
+              f"({state['stage']}), balances {balances_text(state['balances'])}")
         for m in mismatches:
             print(f"mismatch at {args.journal}:{m['line']} (record {m['record']}): journal {len(m['journal'])} "
                   f"rulings, replay {len(m['replay'])}")

@@ -7,9 +7,10 @@ import json
 import time
 from pathlib import Path
 
+from assistant.arguments import seat_arg
 from assistant.profile import Profile, ProfileError, load_profile
 from assistant.sources import FrameSource, SourceError
-from assistant.wiring import KEY_HELP, Options, SetupError, seat_number
+from assistant.wiring import KEY_HELP, Options, SetupError
 
 
 def add_output_options(p: argparse.ArgumentParser) -> None:
@@ -50,13 +51,6 @@ def latest_unfinished(journal_dir: Path) -> Path | None:
         if '"game_over"' not in text:
             return path
     return None
-
-
-def seat_arg(text: str) -> int:
-    seat = seat_number(text)
-    if seat is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seat (east, south, west, north or 0-3)")
-    return seat
 
 
 def wall_arg(text: str) -> int:

@@ -25,6 +25,7 @@ MAX_LINE_VARIATIONS = 2_000
 MAX_CARD_VARIATIONS = 20_000
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:(.*)$")
 _VALUE = re.compile(r"^([XC])([0-9]+)$")
+_LOWER_VALUE = re.compile(r"^[xc][0-9]{1,5}$")
 _AMOUNT = re.compile(r"^[+-]?[0-9]{1,2}$")
 
 
@@ -96,6 +97,7 @@ def parse_text(text: str, filename: str = "<card>") -> ParsedCard:
     section: str | None = None
     numbers: dict[str, int] = {}
     seen_sections: set[str] = set()
+    seen_lines: dict[tuple, int] = {}  # what a line means (groups, value, shifts) -> its line number
     total = 0
     # Lines end at "\n" (or "\r\n") only: str.splitlines would also break at form feeds, \x1c-\x1e, \x85 and
     # \u2028, and every later line number would be wrong.
@@ -121,6 +123,11 @@ def parse_text(text: str, filename: str = "<card>") -> ParsedCard:
         numbers[section] = numbers.get(section, 0) + 1
         if line is None:
             continue
+        meaning = (line.slots, line.value, line.concealed, line.shifted, line.shifts)
+        if meaning in seen_lines:
+            reader.error(col, f"this line repeats line {seen_lines[meaning]} (same groups, value and shift)")
+            continue
+        seen_lines[meaning] = lineno
         bound = variation_bound(line)
         if bound > MAX_LINE_VARIATIONS:
             reader.error(col, f"this line stands for up to {_count(bound)} concrete hands (alternatives x suits x "
@@ -197,6 +204,12 @@ def _hand_line(raw: str, reader: _LineReader, section: str, number: int) -> Card
             continue
         if stage == "shift":
             shift_parts.append(tok)
+            continue
+        if _LOWER_VALUE.match(tok.text):
+            amount = tok.text[1:]
+            reader.error(tok.col, f"{tok.text!r}: the value is X{amount} or C{amount} (capital X for an exposed "
+                                  "hand, C for a concealed one)")
+            value, stage = value or (tok.text[0] == "c", int(amount)), "value"
             continue
         if tok.text[0] in "XC":
             value = _value(tok, reader, value)
@@ -338,7 +351,8 @@ def _check_count(slots: list[Slot], reader: _LineReader, col: int) -> None:
         return
     total = sum(s.size for s in slots)
     if total != HAND_TILES:
-        reader.error(col, f"{total} tiles: a hand line has exactly {HAND_TILES}")
+        counts = " + ".join(f"{s} {s.size}" for s in slots)
+        reader.error(col, f"{total} tiles ({counts}): a hand line has exactly {HAND_TILES}")
 
 
 def _shifts(token: _Token | None, parts: list[_Token], slots: list[Slot],

@@ -18,6 +18,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
+from engine.spelling import did_you_mean
+
 
 class EventError(ValueError):
     """A dict that is not a valid event; the message names the offending field."""
@@ -352,7 +354,8 @@ def from_json(d: Any) -> Event:
         raise EventError(f"an event must be a JSON object, got {type(d).__name__}")
     kind = d.get("type")
     if kind not in TYPES:
-        raise EventError(f"type: unknown event type {kind!r} (known: {', '.join(TYPES)})")
+        raise EventError(f"type: unknown event type {kind!r}{did_you_mean(str(kind), TYPES)} "
+                         f"(known: {', '.join(TYPES)})")
     cls = TYPES[kind]
     hints = _hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}

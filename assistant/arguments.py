@@ -1,0 +1,35 @@
+"""Argument types for the names people type on the command line: seats ("south", "w", 1) and scoring profiles
+("nmjl", "mahjcon", a file).
+
+A wrong name is an argparse error that says what is accepted and offers the closest spelling, so ``mahj pay
+--winner sout`` answers "did you mean 'south'?" instead of a traceback or a bare "invalid int value".
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from assistant.profile import SCORING_PROFILES
+from assistant.wiring import seat_number
+from engine.spelling import did_you_mean
+
+_SEAT_WORDS = ("east", "south", "west", "north")
+
+
+def seat_arg(text: str) -> int:
+    """A seat as a wind word, its letter or its chair number 0-3 (East = 0)."""
+    seat = seat_number(text)
+    if seat is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a seat{did_you_mean(text, _SEAT_WORDS)}: say east, south, west, north or 0-3")
+    return seat
+
+
+def scoring_profile_arg(text: str) -> str:
+    """A built-in scoring profile's name or a profile file that exists; anything else lists the built-in ones."""
+    if text in SCORING_PROFILES or Path(text).is_file():
+        return text
+    built_in = ", ".join(SCORING_PROFILES)
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is neither a built-in profile ({built_in}) nor a file{did_you_mean(text, SCORING_PROFILES)}")
