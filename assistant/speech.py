@@ -15,8 +15,10 @@ somewhat more natural).
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -66,7 +68,8 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
     kind, seat, data = ruling.kind, getattr(ruling, "seat", None), getattr(ruling, "data", {}) or {}
     who = name(seat if seat is not None else data.get("seat"))
     if kind == "window_opened":
-        return Announcement(name_or_code(data.get("tile")), NORMAL, "discard")
+        # The seat first, so a blind player knows whose tile it is as it lands ("West, Three Bam").
+        return Announcement(f"{who}, {name_or_code(data.get('tile'))}", NORMAL, "discard")
     if kind == "window_closed":
         return Announcement("Window closed", QUIET, "window")
     if kind == "claim_pending":
@@ -132,6 +135,25 @@ def engine_available(engine: str) -> bool:
     return engine != "none" and shutil.which(engine) is not None
 
 
+NO_AUDIO = ("no audio device: no sound card (/dev/snd) and no PulseAudio or PipeWire server; plug in a speaker "
+            "or headphones, or write speech to files (mahj say --wav FILE, speech.wav_dir in the profile)")
+
+
+def audio_output() -> str | None:
+    """What speech would play through: a sound server or an ALSA card; None when there is none. espeak-ng and
+    flite exit 0 even when nothing can be heard, so without this check "said" would be a lie."""
+    if not sys.platform.startswith("linux"):
+        return "the system's audio output"  # macOS and Windows always have a default output to try
+    if os.environ.get("PULSE_SERVER"):
+        return f"PulseAudio server {os.environ['PULSE_SERVER']}"
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    for name in ("pulse/native", "pipewire-0"):
+        if runtime and Path(runtime, name).exists():
+            return f"sound server {Path(runtime, name)}"
+    playback = sorted(Path("/dev/snd").glob("pcmC*D*p")) if Path("/dev/snd").is_dir() else []
+    return f"ALSA device {playback[0].name}" if playback else None
+
+
 class Speaker:
     """Speaks announcements in a worker thread; ``announce``/``say`` return at once and never raise.
 
@@ -154,10 +176,19 @@ class Speaker:
         self._warned = False
         self.spoken: list[str] = []
         self.dropped = 0
+        self.interrupted = 0
         self._count = 0
-        self.enabled = speak is not None or engine_available(engine)
-        if not self.enabled and engine != "none":
-            log.warning("speech: %s is not installed; announcements are shown but not spoken", engine)
+        #: Why nothing will be heard (said once by ``mahj watch``), or None when speech works.
+        self.problem: str | None = None
+        if speak is None and engine != "none" and not engine_available(engine):
+            self.problem = f"{engine} is not installed (Debian: apt install {engine}); announcements are shown only"
+        elif speak is None and engine != "none" and wav_dir is None and audio_output() is None:
+            self.problem = f"{NO_AUDIO}; announcements are shown only"
+        self.enabled = speak is not None or (engine != "none" and self.problem is None)
+        if self.problem:
+            log.warning("speech: %s", self.problem)
+        self._proc: subprocess.Popen | None = None  # the synthesiser speaking now (to cut it short)
+        self._speaking: Announcement | None = None
         self._thread = threading.Thread(target=self._run, name="speech", daemon=True)
         if self.enabled:
             self._thread.start()
@@ -186,12 +217,20 @@ class Speaker:
                 before = len(self._queue)
                 self._queue = deque(x for x in self._queue if x.kind != a.kind)
                 self.dropped += before - len(self._queue)
+                if a.kind == "discard" and self._speaking is not None and self._speaking.kind in SUPERSEDING:
+                    self._interrupt()  # the table has moved on: a new discard cuts the stale one short
             self._queue.append(a)
             while len(self._queue) > self.queue_size:
                 victim = max(self._queue, key=lambda x: (x.level, -x.created))  # least important, oldest
                 self._queue.remove(victim)
                 self.dropped += 1
             self._cond.notify()
+
+    def _interrupt(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            self.interrupted += 1
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait until everything queued has been spoken or dropped (for tests and orderly shutdown)."""
@@ -223,6 +262,7 @@ class Speaker:
                 limit = self.max_delay * (3 if a.level == QUIET and a.kind != "window" else 1)
                 if time.monotonic() - a.created <= limit:
                     self._busy = True
+                    self._speaking = a
                     return a
                 self.dropped += 1
 
@@ -238,6 +278,7 @@ class Speaker:
             finally:
                 with self._cond:
                     self._busy = False
+                    self._speaking = None
                     self._cond.notify_all()
 
     def _speak_with_engine(self, text: str) -> None:
@@ -246,6 +287,15 @@ class Speaker:
             self.wav_dir.mkdir(parents=True, exist_ok=True)
             self._count += 1
             wav = self.wav_dir / f"{self._count:04d}.wav"
-        subprocess.run(synth_command(self.engine, text, self.voice, self.rate, self.volume, wav), check=True,
-                       capture_output=True, timeout=30)
+        with self._cond:
+            self._proc = subprocess.Popen(synth_command(self.engine, text, self.voice, self.rate, self.volume, wav),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            raise
+        finally:
+            with self._cond:
+                self._proc = None
 

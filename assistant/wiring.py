@@ -101,6 +101,8 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
             verbosity=settings.verbosity, max_delay=settings.max_delay, wav_dir=opts.wav_dir)
         assistant.speaker = speaker
         stack.callback(speaker.close)
+        if speaker.problem:
+            console.text(f"speech: {speaker.problem}")
 
     if opts.display and profile.display.enabled:
         from assistant.display import DisplayServer

@@ -47,7 +47,8 @@ DRAGON_OF_SUIT: dict[Suit, str] = {Suit.BAM: "GD", Suit.CRAK: "RD", Suit.DOT: "W
 
 _NUMBER_WORDS = ("One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine")
 _HONOR_NAMES = {
-    "N": "North", "E": "East", "W": "West", "S": "South",
+    # "wind" always: a seat is also called East or North, and a blind player must never confuse the two.
+    "N": "North wind", "E": "East wind", "W": "West wind", "S": "South wind",
     "RD": "Red Dragon", "GD": "Green Dragon", "WD": "Soap", FLOWER: "Flower", JOKER: "Joker",
 }
 
@@ -80,7 +81,7 @@ def suit_tile(rank: int, suit: Suit) -> str:
 
 
 def spoken_name(code: str) -> str:
-    """The name a caller says aloud: "Three Bam", "North", "Soap", "Flower", "Joker"."""
+    """The name a caller says aloud: "Three Bam", "North wind", "Soap", "Flower", "Joker"."""
     if code in _HONOR_NAMES:
         return _HONOR_NAMES[code]
     suit = suit_of(code)

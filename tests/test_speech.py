@@ -22,7 +22,7 @@ def _wav_stats(path):
 
 
 def test_sentences_for_rulings():
-    assert announcement_for(R(kind="window_opened", seat=1, data={"tile": "3B"}), name).text == "Three Bam"
+    assert announcement_for(R(kind="window_opened", seat=1, data={"tile": "3B"}), name).text == "Bob, Three Bam"
     assert announcement_for(R(kind="window_closed", seat=None, data={}), name).text == "Window closed"
     mj = announcement_for(R(kind="mahjong_verified", seat=2, data={"value": 50, "jokerless": True}), name)
     assert mj.text == "Mah Jongg, Cy, 50, jokerless" and mj.level == QUIET
@@ -55,7 +55,7 @@ def test_speaker_writes_each_announcement_to_wav_dir(tmp_path):
     assert sp.drain(10)
     sp.close()
     files = sorted(tmp_path.glob("*.wav"))
-    assert [f.name for f in files] == ["0001.wav"] and sp.spoken == ["Red Dragon"]
+    assert [f.name for f in files] == ["0001.wav"] and sp.spoken == ["Ada, Red Dragon"]
     seconds, rms = _wav_stats(files[0])
     assert seconds > 0.3 and rms > 0.02
 
@@ -90,7 +90,7 @@ def test_queue_never_blocks_and_drops_stale_announcements():
     sp.close()
     assert said[0] == "first"
     assert "Mah Jongg, Ada, 25" in said
-    assert not any(s.startswith("One Bam") or s.startswith("note") for s in said)
+    assert not any(s.startswith("Ada, One Bam") or s.startswith("note") for s in said)
     assert sp.dropped >= 14
 
 
@@ -105,3 +105,66 @@ def test_say_command_writes_tile_names(tmp_path, capsys):
     seconds, rms = _wav_stats(wav)
     assert seconds > 0.8 and rms > 0.02
     assert main(["say", "--tiles", "ten", "bam"]) == 2
+
+
+def _phonemes(text):
+    import subprocess
+
+    return subprocess.run(["espeak-ng", "-q", "-x", "-v", "en-us", text], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng")
+def test_no_tile_sounds_like_a_seat():
+    """A discarded East wind spoken "East" is heard as the seat East: every tile's spoken name must differ from
+    every seat's name in what espeak-ng says (its phonemes), not only in spelling."""
+    from assistant.profile import SEAT_NAMES
+    from engine.tiles import TILES, spoken_name
+
+    seats = {_phonemes(s) for s in SEAT_NAMES}
+    assert len(seats) == 4
+    for code in TILES:
+        assert _phonemes(spoken_name(code)) not in seats, code
+    assert spoken_name("E") == "East wind"
+
+
+def test_no_audio_device_is_detected_and_said(monkeypatch, capsys):
+    import assistant.commands.say as say_command
+    import assistant.speech as speech
+    from assistant.cli import main
+
+    monkeypatch.setattr(speech, "audio_output", lambda: None)
+    monkeypatch.setattr(say_command, "audio_output", lambda: None)
+    monkeypatch.setattr(speech, "engine_available", lambda engine: True)
+    monkeypatch.setattr(say_command, "engine_available", lambda engine: True)
+    assert main(["say", "hello"]) == 2
+    out = capsys.readouterr().out
+    assert "no audio device" in out and "--wav" in out and "said" not in out
+    sp = Speaker()
+    assert not sp.enabled and "no audio device" in sp.problem
+    sp.close()
+
+
+def test_a_new_discard_cuts_stale_speech_short(monkeypatch, tmp_path):
+    """The synthesiser speaking an old discard is stopped when the next discard lands, and the new one is said."""
+    import assistant.speech as speech
+
+    started = []
+
+    def slow(engine, text, voice, rate, volume, wav=None):
+        started.append(text)
+        return ["sleep", "10"] if len(started) == 1 else ["true"]
+
+    monkeypatch.setattr(speech, "audio_output", lambda: "test")
+    monkeypatch.setattr(speech, "engine_available", lambda engine: True)
+    monkeypatch.setattr(speech, "synth_command", slow)
+    sp = Speaker()
+    sp.announce(R(kind="window_opened", seat=0, data={"tile": "1B"}), name)
+    deadline = time.monotonic() + 5
+    while not started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    start = time.monotonic()
+    sp.announce(R(kind="window_opened", seat=1, data={"tile": "E"}), name)
+    assert sp.drain(5) and time.monotonic() - start < 3  # not the 10 s the stale one would have taken
+    sp.close()
+    assert sp.interrupted == 1 and started == ["Ada, One Bam", "Bob, East wind"]

@@ -33,7 +33,7 @@ def test_parse_common_spellings(text, code):
 
 def test_spoken_names():
     assert spoken_name("3B") == "Three Bam"
-    assert spoken_name("N") == "North"
+    assert spoken_name("N") == "North wind"
     assert spoken_name("WD") == "Soap"
     assert spoken_name("F") == "Flower"
     assert spoken_name("J") == "Joker"

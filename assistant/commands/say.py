@@ -12,7 +12,7 @@ import wave
 from pathlib import Path
 
 from assistant.profile import ProfileError, load_profile
-from assistant.speech import engine_available, synth_command, synthesize_wav
+from assistant.speech import NO_AUDIO, audio_output, engine_available, synth_command, synthesize_wav
 from engine.tiles import TileError, parse_tiles, spoken_name
 
 
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
             return fail(str(exc))
     if not engine_available(engine):
         return fail(f"{engine} is not installed (Debian: apt install {engine})")
+    if not args.wav and audio_output() is None:  # the synthesiser would exit 0 and nobody would hear a thing
+        return fail(NO_AUDIO)
     out: dict = {"text": text, "engine": engine, "voice": voice, "rate": rate}
     try:
         if args.wav:
