@@ -16,7 +16,8 @@ import numpy as np
 
 from assistant.console import describe_ruling
 
-WINDOW_BGR = {"open": (0, 200, 0), "claim": (0, 190, 255), "closed": (0, 0, 200), "none": (60, 60, 60)}
+WINDOW_BGR = {"open": (0, 200, 0), "claim": (0, 190, 255), "closed": (0, 0, 200), "none": (60, 60, 60),
+              "over": (143, 61, 27)}
 LED_BGR = {"green": (0, 220, 0), "red": (0, 0, 230), "amber": (0, 190, 255), "blue": (230, 0, 0), "off": (40, 40, 40)}
 
 
@@ -58,7 +59,8 @@ class AnnotatedWriter:
             cv2.putText(img, label, (x, max(12, y - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1)
         bar = max(28, h // 18)
         cv2.rectangle(img, (0, 0), (w, bar), WINDOW_BGR.get(window, (60, 60, 60)), -1)
-        text = {"open": "WINDOW OPEN", "claim": "CLAIM PENDING", "closed": "WINDOW CLOSED", "none": "NO DISCARD"}
+        text = {"open": "WINDOW OPEN", "claim": "CLAIM PENDING", "closed": "WINDOW CLOSED", "none": "NO DISCARD",
+                "over": "HAND OVER"}
         cv2.putText(img, f"{text.get(window, window)}   t={t:6.2f}s", (10, int(bar * 0.72)),
                     cv2.FONT_HERSHEY_SIMPLEX, bar / 40, (255, 255, 255), 2)
         if board_state is not None:

@@ -27,8 +27,11 @@ def seat_arg(text: str) -> int:
 
 
 def scoring_profile_arg(text: str) -> str:
-    """A built-in scoring profile's name or a profile file that exists; anything else lists the built-in ones."""
-    if text in SCORING_PROFILES or Path(text).is_file():
+    """A built-in scoring profile's name or a profile file; a bare word that is neither lists the built-in ones.
+    Anything that looks like a path (a folder in it, or .toml) is left for the command to read, so a missing or
+    unreadable file is named with the reason."""
+    path = Path(text)
+    if text in SCORING_PROFILES or path.exists() or len(path.parts) > 1 or path.suffix == ".toml":
         return text
     built_in = ", ".join(SCORING_PROFILES)
     raise argparse.ArgumentTypeError(

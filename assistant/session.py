@@ -8,6 +8,7 @@ the summary says how to resume.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from contextlib import ExitStack
@@ -176,9 +177,12 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
                 assistant.board.wait_applied(timeout=1.0)
         result.rulings = list(assistant.rulings)
         if linger > 0 and assistant.display is not None and not result.interrupted:
-            console.text(f"the display stays up for {linger:g} s at {assistant.display.url} (Ctrl-C to quit)")
+            until = "until you press Ctrl-C" if math.isinf(linger) else f"for {linger:g} s (Ctrl-C to end sooner)"
+            console.text(f"the display stays up at {assistant.display.url} {until}; the summary follows")
             try:
-                time.sleep(linger)
+                end = time.monotonic() + linger
+                while time.monotonic() < end:
+                    time.sleep(min(3600.0, end - time.monotonic()))
             except KeyboardInterrupt:
                 pass
     result.seconds = time.monotonic() - start

@@ -22,6 +22,7 @@ from assistant.profile import Profile
 from engine.card import SAMPLE_CARD, CardError, load_card
 from engine.referee import Referee
 from engine.referee.profile import PROFILES_DIR, ProfileError, parse_profile
+from engine.tiles import parse_tile
 
 
 class SetupError(RuntimeError):
@@ -125,6 +126,7 @@ KEY_HELP = ("keys: u = undo the last thing (a correction, else the last ruling) 
             "TILE = a tile of the hand shown was misread | c SEAT [mj] = claim for seat 0-3 (East South West "
             "North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the newest, or number ID) | east "
             "SEAT / turn SEAT / wall N = a game joined in progress: who is East, whose turn it is, wall tiles left "
+            "| r = repeat | who = whose turn | wind [SEAT] = seat winds | out TILE = how many of TILE are out "
             "| h = this help")
 
 
@@ -156,13 +158,33 @@ def parse_key_command(line: str) -> dict | str:
                 return f"not done: {cmd} needs a {'number of tiles' if cmd == 'wall' else 'seat'}"
             value = int(rest[0]) if cmd == "wall" and rest[0].isdigit() else seat_number(rest[0])
             return check_correction({"action": "join", cmd: value if value is not None else rest[0]})
+        if cmd in ("r", "repeat", "who", "wind", "winds"):  # questions: answered, never journaled
+            seat = seat_number(rest[0]) if rest and cmd.startswith("wind") else None
+            if rest and cmd.startswith("wind") and seat is None:
+                return f"not done: {rest[0]!r} is not a seat (east, south, west, north or 0-3)"
+            return {"ask": {"r": "repeat", "repeat": "repeat", "who": "turn"}.get(cmd, "wind"), "seat": seat}
+        if cmd == "out":
+            return {"ask": "out", "tile": parse_tile(" ".join(rest))}
         if cmd in ("c", "claim"):
             seat = seat_number(rest[0]) if rest else None
             purpose = "mahjong" if len(rest) > 1 and rest[1].lower() in ("mj", "mahjong") else "exposure"
             return check_correction({"action": "claim", "seat": seat, "purpose": purpose})
-    except ValueError as exc:
+    except ValueError as exc:  # TileError is a ValueError
         return f"not done: {exc}"
     return KEY_HELP
+
+
+def answer_aloud(assistant: Assistant, question: dict) -> str:
+    """Answer a player's question (repeat, whose turn, seat winds, how many out) on the terminal and aloud,
+    ahead of anything less important still queued."""
+    from assistant.display.answers import ask
+    from assistant.speech import QUIET
+
+    text = ask(assistant.view, question["ask"], question.get("tile"), question.get("seat"))
+    assistant.console.text(text)
+    if assistant.speaker is not None:
+        assistant.speaker.say(text, QUIET, "answer")
+    return text
 
 
 def seat_number(word: str) -> int | None:
@@ -182,7 +204,9 @@ def start_keyboard(assistant: Assistant, stream: Any = None) -> threading.Thread
         try:
             for line in stream:
                 got = parse_key_command(line)
-                if isinstance(got, dict):
+                if isinstance(got, dict) and "ask" in got:
+                    answer_aloud(assistant, got)
+                elif isinstance(got, dict):
                     got["source"] = "keyboard"
                     assistant.console.text(assistant.request(got)["message"])
                 elif got:

@@ -25,14 +25,14 @@ def test_several_errors_in_one_file_all_reported_in_order():
     )
     assert errors(text) == [
         "t.card:3:19: unknown symbol 'x' (expected 1-9, 0, F, N, E, W, S, D, then a tag a/b/c)",
-        "t.card:4:1: 13 tiles: a hand line has exactly 14",
+        "t.card:4:1: 13 tiles (FF 2 + 2026a 4 + 2222b 4 + 222 3): a hand line has exactly 14",
         "t.card:4:19: group '222' needs a suit tag (a, b or c): other groups of this line have one",
         "t.card:6:34: shift 3 moves 7 to 10, outside 1-9",
     ]
 
 
 @pytest.mark.parametrize("line, col, message", [
-    ("NNNN EEEE WWWW SSS X25", 1, "15 tiles: a hand line has exactly 14"),
+    ("NNNN EEEE WWWW SSS X25", 1, "15 tiles (NNNN 4 + EEEE 4 + WWWW 4 + SSS 3): a hand line has exactly 14"),
     ("FF 2026 2222b 2222c X25", 8, "group '2026' needs a suit tag"),
     ("FF 2026a 2222b 2222c X", 22, "bad value 'X'"),
     ("FF 2026a 2222b 2222c Y25", 22, "unknown symbol 'Y'"),
@@ -122,7 +122,8 @@ def test_load_card_reports_file_name_and_non_utf8(tmp_path):
     path.write_text("card: X\n[A]\nNNNN EEEE WWWW S X25\n", encoding="utf-8")
     with pytest.raises(CardError) as err:
         load_card(path)
-    assert err.value.diagnostics == [f"{path}:3:1: 13 tiles: a hand line has exactly 14"]
+    assert err.value.diagnostics == [
+        f"{path}:3:1: 13 tiles (NNNN 4 + EEEE 4 + WWWW 4 + S 1): a hand line has exactly 14"]
 
 
 # ---- cards that would explode, and other hostile files (issue 31) --------------------------------------------
@@ -145,7 +146,7 @@ def test_a_card_past_the_total_limit_is_named_once():
     from engine.card.parser import MAX_CARD_VARIATIONS
 
     lines = MAX_CARD_VARIATIONS // 6 + 10  # each of these lines stands for 6 hands (3 tags on 3 suits)
-    text = GOOD_HEADER + "FF 2222a 44a 66b 8888c X25\n" * lines
+    text = GOOD_HEADER + "".join(f"FF 2222a 44a 66b 8888c X{25 + i}\n" for i in range(lines))  # no two alike
     (only,) = errors(text)
     assert only.startswith(f"t.card:{4 + MAX_CARD_VARIATIONS // 6}:1: from this line on the card would stand for "
                            f"more than {MAX_CARD_VARIATIONS:,} concrete hands")
@@ -165,7 +166,7 @@ def test_huge_and_foreign_numbers_are_errors_not_tracebacks(line, col, message):
 
 def test_only_line_feeds_end_lines():
     """Form feeds, \\x1c-\\x1e, \\x85 and \\u2028 are spaces inside a line, not line ends: line numbers stay right."""
-    text = GOOD_HEADER + "NNNN\x0bEEEE\x0cWWWW\x1cSS X25\r\nNNNN\x85EEEE\u2028WWWW\x1eSS X25\nNNNN EEEE WWWW SS Y25\n"
+    text = GOOD_HEADER + "NNNN\x0bEEEE\x0cWWWW\x1cSS X25\r\nNNNN\x85EEEE\u2028WWWW\x1eSS X30\nNNNN EEEE WWWW SS Y25\n"
     assert errors(text) == ["t.card:6:19: unknown symbol 'Y' (expected 1-9, 0, F, N, E, W, S, D, then a tag a/b/c)"]
 
 

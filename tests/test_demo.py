@@ -61,3 +61,24 @@ def test_demo_json_lines(tmp_path, capsys):
     kinds = {x["type"] for x in lines}
     assert {"event", "ruling", "board", "summary"} <= kinds
     assert lines[-1]["mahjong"]["data"]["value"] > 0
+
+
+def test_the_display_outlives_the_demo_for_a_person_at_a_terminal(monkeypatch):
+    """Issue 33: the printed link stayed alive ten seconds; at a terminal it now lasts until Ctrl-C, from a
+    script (or with --json or no display) the demo ends with the game, and --linger S still says how long."""
+    import argparse
+    import math
+    import sys
+
+    from assistant.commands.demo import linger_for
+
+    def args(**kw):
+        return argparse.Namespace(**({"linger": None, "json": False, "no_display": False} | kw))
+
+    for stream in ("stdin", "stdout"):
+        monkeypatch.setattr(getattr(sys, stream), "isatty", lambda: True, raising=False)
+    assert linger_for(args()) == math.inf
+    assert linger_for(args(json=True)) == 0 and linger_for(args(no_display=True)) == 0
+    assert linger_for(args(linger=5.0)) == 5.0
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
+    assert linger_for(args()) == 0

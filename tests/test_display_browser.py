@@ -84,7 +84,8 @@ def test_whole_hand_is_shown(table):
                  balances={"0": -50, "1": -50, "2": 150, "3": -50})]:
         seq = _publish(srv, view, r)
     page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
-    assert "Cy's turn" in page.inner_text("#turn")
+    assert page.inner_text("#turn") == ""  # the hand is over: nobody's turn
+    assert page.inner_text("#window") == "Hand over: no more calls"
     assert page.locator("#seats [aria-label='Green Dragon, Green Dragon, Joker']").count() == 1
     assert "DEAD" in page.inner_text("#seats")
     assert "Verified: Cy, 25 points, self-picked" in page.inner_text("#mahjong")
@@ -93,12 +94,50 @@ def test_whole_hand_is_shown(table):
     assert page.get_attribute("#hand", "aria-labelledby") == "hand-label"
     groups = page.eval_on_selector_all("#hand [role=group]", "gs => gs.map(g => g.getAttribute('aria-label'))")
     assert groups == ["Green Dragon, Green Dragon, Joker",
-                      "Flower, Flower, Flower, Flower, North, East, West, South, Red Dragon, Red Dragon, Red Dragon"]
+                      "Flower, Flower, Flower, Flower, North wind, East wind, West wind, South wind, "
+                      "Red Dragon, Red Dragon, Red Dragon"]
     assert page.locator("#hand svg[role=img]").count() == 14
     assert page.evaluate("(h => h.scrollWidth <= h.clientWidth)(document.getElementById('hand'))")  # it wraps
     assert "receives 150" in page.inner_text("#payments")
-    assert page.is_visible("#help") and page.get_attribute("#help", "role") == "alert"
+    assert not page.is_visible("#help")  # "Please check: ..." was about play: moot once the hand is won
     page.screenshot(path=str(ARTIFACTS / "display-mahjong.png"), full_page=True)
+
+
+def _fits(page, selector):
+    """The element's top and bottom lie within the first screen (no scrolling needed to read it)."""
+    box = page.evaluate("(e => { const r = e.getBoundingClientRect(); return [r.top + scrollY, r.bottom + scrollY]; })"
+                        f"(document.querySelector('{selector}'))")
+    return 0 <= box[0] and box[1] <= page.viewport_size["height"]
+
+
+def test_a_finished_hand_leads_the_page_and_no_width_scrolls(table):
+    """Issue 33: after Mah Jongg the winner, line, value and payments come first, above the fold at 1280x800 and
+    390x844, the stale alert is gone, and no width from 320 to 1920 px scrolls sideways."""
+    page, srv, view, _ = table
+    for r in [_r("dealt", 0, east=0, game=2), _r("help", None, message="Did Cy take the Nine Bam for Mah Jongg?"),
+              _r("question", 2, id=7, until=99.0, reason="an exposure fits no card line", penalty="dead_hand"),
+              _r("window_opened", 1, tile="9B", named="9B"), _r("claim_pending", 2, purpose="mahjong"),
+              _r("mahjong_verified", 2, value=30, jokerless=True, self_picked=False, discarder=1,
+                 lines=[{"section": "2468", "number": 3, "text": "22a 44a 666b 888b DDDDc", "value": 30}]),
+              _r("settlement", payments={"0": -60, "1": -120, "2": 240, "3": -60},
+                 balances={"0": -110, "1": -170, "2": 390, "3": -110})]:
+        seq = _publish(srv, view, r)
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    try:
+        for width, height in [(1280, 800), (390, 844)]:
+            page.set_viewport_size({"width": width, "height": height})
+            page.evaluate("scrollTo(0, 0)")
+            assert not page.is_visible("#help") and not page.is_visible("#question")
+            assert "Verified: Cy, 30 points, jokerless" in page.inner_text("#mahjong")
+            for part in (".mahjong-ok", "#mahjong li", "#payments table"):
+                assert _fits(page, part), (width, height, part)
+            page.screenshot(path=str(ARTIFACTS / f"display-result-{width}x{height}.png"))
+        for width in (320, 360, 390, 768, 1024, 1280, 1920):
+            page.set_viewport_size({"width": width, "height": 800})
+            assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), width
+            page.screenshot(path=str(ARTIFACTS / f"display-width-{width}.png"), full_page=True)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_discard_floor_updates_live(table):
@@ -145,6 +184,27 @@ def test_keyboard_only(table):
     page.wait_for_function("document.getElementById('corr-result').textContent === 'undo done'")
     assert corrections[-2:] == [{"action": "fix_tile", "tile": "WD"}, {"action": "undo"}]
     page.screenshot(path=str(ARTIFACTS / "display-keyboard.png"), full_page=True)
+
+
+def test_ask_buttons_answer_for_the_screen_reader(table):
+    """Repeat, whose turn, seat winds and how many of a tile are out: answered on the page from the snapshot,
+    shown under the buttons and put in the assertive live region, so a screen reader says them at once."""
+    page, srv, view, _ = table
+    for r in [_r("dealt", 1, east=1, game=3), _r("exposure_accepted", 3, tiles=["E", "E", "J"]),
+              _r("window_opened", 0, tile="E", named="E"), _r("turn", 2)]:
+        seq = _publish(srv, view, r)
+    page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
+    page.click("#ask-turn")
+    assert page.inner_text("#ask-result") == "It is Cy's turn (West)."
+    assert page.inner_text("#announce") == "It is Cy's turn (West)."
+    page.click("#ask-repeat")
+    assert page.inner_text("#announce") == "Ada discards East wind. Window open."
+    page.click("#ask-winds")
+    assert page.inner_text("#ask-result") == "Ada sits East. Bob sits South. Cy sits West. Di sits North."
+    page.select_option("#ask-tile", "E")
+    page.click("#ask-out-form button[type=submit]")
+    assert page.inner_text("#ask-result") == "3 East winds are out of 4: 1 discarded, 2 exposed."
+    page.screenshot(path=str(ARTIFACTS / "display-ask.png"), full_page=True)
 
 
 def test_axe_audit_no_serious_violations_and_aaa_contrast(table):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
 import webbrowser
 from dataclasses import replace
 from pathlib import Path
@@ -107,10 +109,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(the renderer's labels: the rest of the chain without the model's errors)")
     p.add_argument("--open", action="store_true", help="open the display in a web browser")
     p.add_argument("--wav", action="store_true", help="write announcements as WAV files into OUT/speech")
-    p.add_argument("--linger", type=float, default=0.0, metavar="S",
-                   help="keep the display up S seconds after the game")
+    p.add_argument("--linger", type=float, default=None, metavar="S",
+                   help="keep the display up S seconds after the game (default: until Ctrl-C when run at a "
+                        "terminal, so its link stays alive; 0 when run from a script)")
     add_output_options(p)
     p.set_defaults(func=run, board=None)
+
+
+def linger_for(args: argparse.Namespace) -> float:
+    """How long the display outlives the game: as asked, else until Ctrl-C for a person at a terminal (a link
+    that dies seconds after it is printed is no use), else not at all (scripts and tests must end)."""
+    if args.linger is not None:
+        return max(0.0, args.linger)
+    at_terminal = sys.stdin.isatty() and sys.stdout.isatty() and not args.json and not args.no_display
+    return math.inf if at_terminal else 0.0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -156,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         opts.on_display = webbrowser.open
     try:
         result = watch(profile, opts, source, journal, annotate=args.out / "annotated.mp4",
-                       stop_at_game_over=True, linger=args.linger, detector=detector)
+                       stop_at_game_over=True, linger=linger_for(args), detector=detector)
     except (SetupError, JournalError) as exc:
         return fail(args, str(exc))
     summary = {"type": "summary", "recording": str(args.video), "detector": args.detector,

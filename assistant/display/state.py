@@ -12,6 +12,7 @@ import time
 from collections import Counter, deque
 from typing import Any
 
+from assistant.display.answers import all_answers
 from assistant.profile import SEAT_NAMES as WINDS
 from assistant.questions import question_text
 from engine.tiles import INDEX, name_or_code
@@ -25,6 +26,7 @@ WINDOW_WORDS = {
     "claim": "Claim pending: wait",
     "closed": "Window CLOSED",
     "none": "No discard yet",
+    "over": "Hand over: no more calls",
 }
 
 
@@ -125,7 +127,7 @@ class TableView:
             self.mahjong = {"ok": True, "seat": seat, "by": self.name(seat), "value": data.get("value"),
                             "jokerless": bool(data.get("jokerless")), "self_picked": bool(data.get("self_picked")),
                             "lines": [line_text(x) for x in data.get("lines") or []], "hand": self._hand(seat)}
-            self.window = "closed"
+            self._hand_over(f"Mah Jongg: {self.name(seat)}, {data.get('value')} points")
             self._say(f"Mah Jongg verified for {self.name(seat)}, {data.get('value')} points.")
         elif kind == "mahjong_in_error":
             self.mahjong = {"ok": False, "seat": seat, "by": self.name(seat), "reason": data.get("reason", ""),
@@ -139,7 +141,7 @@ class TableView:
             self.status = "Hand settled"
             self.log.appendleft("Settlement: " + ", ".join(f"{k} {v:+g}" for k, v in self.payments.items()))
         elif kind == "wall_game":
-            self.status = "Wall game: nobody pays"
+            self._hand_over("Wall game: nobody pays")
             self._say("Wall game.")
         elif kind == "game_over":
             self.status = "Game over"
@@ -179,6 +181,12 @@ class TableView:
             return False
         self.seq += 1
         return True
+
+    def _hand_over(self, status: str) -> None:
+        """The hand has ended: what was news during play (a "Please check" about a discard, an open question,
+        whose turn, a window) is moot now and leaves the screen, so the result is what a person sees first."""
+        self.help, self.question, self.turn, self.window = "", None, None, "over"
+        self.status = status
 
     def declare(self, seat: int, tiles: Any) -> None:
         """The tiles a player laid face up to declare Mah Jongg (from the event: the rulings on it do not repeat
@@ -255,5 +263,5 @@ class TableView:
             "floor_total": sum(self.floor.values()),
             "seats": self.seats, "mahjong": self.mahjong, "payments": self.payments, "balances": self.balances,
             "help": self.help, "question": self.question, "pending": self.pending, "status": self.status,
-            "log": list(self.log), "announce": self.last_announcement,
+            "log": list(self.log), "announce": self.last_announcement, "answers": all_answers(self),
         }

@@ -18,9 +18,17 @@ function setTextSize(pct) {
 }
 
 let last = { seq: -1, announce: "", window: "" };
+let answers = null;  // the server's answers to the Ask buttons, with each snapshot (assistant/display/answers.py)
+
+// An answer is shown under the buttons and read out by the screen reader at once (the assertive live region).
+function answer(text) {
+  $("ask-result").textContent = text;
+  $("announce").textContent = text;
+}
 
 function render(s) {
   $("status").textContent = s.status || "";
+  answers = s.answers || null;
   const d = s.discard;
   $("discard-tile").innerHTML = d ? tileSVG(d.tile) : "";
   $("discard-name").textContent = d ? d.name : "No discard yet";
@@ -46,15 +54,18 @@ function render(s) {
   $("floor").innerHTML = (s.floor || []).map((f) =>
     `<li>${tileSVG(f.tile)}<span class="floor-count">×${f.count}</span></li>`).join("");
   const mj = s.mahjong;
+  // A verified hand is the news: its panel leads the page (CSS order) with the payments before the tiles.
+  $("main").classList.toggle("finished", !!(mj && mj.ok));
   if (!mj) $("mahjong").innerHTML = "<p>No Mah Jongg yet.</p>";
   else if (mj.ok) {
     $("mahjong").innerHTML = `<p class="mahjong-ok">Verified: ${esc(mj.by)}, ${esc(mj.value)} points` +
       `${mj.jokerless ? ", jokerless" : ""}${mj.self_picked ? ", self-picked" : ""}</p>` +
-      `<ul>${mj.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>` + handHTML(mj);
+      `<ul>${mj.lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
   } else {
-    $("mahjong").innerHTML = `<p class="mahjong-bad">Mah Jongg in error: ${esc(mj.by)}. ${esc(mj.reason || "")}</p>` +
-      handHTML(mj);
+    $("mahjong").innerHTML = `<p class="mahjong-bad">Mah Jongg in error: ${esc(mj.by)}. ${esc(mj.reason || "")}</p>`;
   }
+  $("mahjong-hand").innerHTML = mj ? handHTML(mj) : "";
+  if (!s.payments) $("payments").innerHTML = "<p>None yet.</p>";
   if (s.payments) {
     const rows = Object.entries(s.payments).map(([who, amt]) =>
       `<tr><th scope="row">${esc(who)}</th><td>${amt < 0 ? "pays " + -amt : amt > 0 ? "receives " + amt : "0"}</td>` +
@@ -140,6 +151,14 @@ function setup() {
     sendCorrection({ action: "claim", seat: +$("claim-seat").value, purpose: $("claim-purpose").value });
   });
   $("undo").addEventListener("click", () => sendCorrection({ action: "undo" }));
+  $("ask-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
+  $("ask-repeat").addEventListener("click", () => answers && answer(answers.repeat));
+  $("ask-turn").addEventListener("click", () => answers && answer(answers.turn));
+  $("ask-winds").addEventListener("click", () => answers && answer(answers.winds));
+  $("ask-out-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (answers) answer(answers.out[$("ask-tile").value]);
+  });
   $("smaller").addEventListener("click", () => setTextSize(textSize - 25));
   $("larger").addEventListener("click", () => setTextSize(textSize + 25));
   fetch(`/api/state${token ? "?token=" + encodeURIComponent(token) : ""}`).then((r) => r.json()).then((s) => {

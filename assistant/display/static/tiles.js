@@ -3,7 +3,7 @@
 // all >= 7:1. Each picture is role="img" with the spoken name as its accessible name.
 "use strict";
 const TILE_NAMES = {
-  N: "North", E: "East", W: "West", S: "South", RD: "Red Dragon", GD: "Green Dragon", WD: "Soap",
+  N: "North wind", E: "East wind", W: "West wind", S: "South wind", RD: "Red Dragon", GD: "Green Dragon", WD: "Soap",
   F: "Flower", J: "Joker",
 };
 const SUIT = {
