@@ -14,8 +14,6 @@ from typing import Any
 import cv2
 import numpy as np
 
-from assistant.console import describe_ruling
-
 WINDOW_BGR = {"open": (0, 200, 0), "claim": (0, 190, 255), "closed": (0, 0, 200), "none": (60, 60, 60),
               "over": (143, 61, 27)}
 LED_BGR = {"green": (0, 220, 0), "red": (0, 0, 230), "amber": (0, 190, 255), "blue": (230, 0, 0), "off": (40, 40, 40)}
@@ -35,18 +33,62 @@ def reader_tiles(reader: Any, calibration: Any) -> list[tuple[np.ndarray, str, b
     return out
 
 
+#: Seconds each ruling stays on screen (a person reads a line in about that), and how many lines at most.
+HOLD_S = 3.0
+MAX_LINES = 4
+#: Rulings the video leaves out: bookkeeping that would push a Mah Jongg off the screen in the same frame.
+UNSHOWN = frozenset({"turn", "picked", "east_rotates", "game_over"})
+#: Seconds the final result (Mah Jongg or wall game, and the payments) is held at the end of the video.
+RESULT_S = 4.0
+
+
+def result_lines(rulings: list[Any], name: Any) -> list[str]:
+    """The end card: who won, for how much and on which card line, and what everyone pays (or "Wall game")."""
+    lines: list[str] = []
+    for r in rulings:
+        d = r.data or {}
+        if r.kind == "mahjong_verified":
+            how = "self-picked" if d.get("self_picked") else f"on {name(d.get('discarder'))}'s discard"
+            lines.append(f"MAH JONGG: {name(r.seat)}, {d.get('value')} points")
+            lines.append(how + (", jokerless" if d.get("jokerless") else ""))
+            lines += [f"{x.get('section')} #{x.get('line', x.get('number'))}: {x.get('text')}"
+                      for x in (d.get("lines") or [])[:1]]
+        elif r.kind == "wall_game":
+            lines.append("WALL GAME: nobody pays")
+        elif r.kind == "settlement":
+            lines.append(", ".join(f"{name(int(s))} {v:+g}" for s, v in (d.get("payments") or {}).items()))
+    return lines
+
+
 class AnnotatedWriter:
-    """Writes frames with overlays to an MP4 (OpenCV's mp4v codec: plays in browsers and VLC)."""
+    """Writes frames with overlays to an MP4 (OpenCV's mp4v codec: plays in browsers and VLC).
+
+    Rulings stay up at least ``HOLD_S`` (several in one frame are stacked, newest on top) and the video ends on the
+    result held for ``RESULT_S``: a Mah Jongg and its settlement happen within a frame or two, far too fast to read
+    at the speed they are ruled."""
 
     def __init__(self, path: Path, fps: float, size: tuple[int, int]) -> None:
         self.path = path
+        self.fps = fps
         self.writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
         if not self.writer.isOpened():
             raise OSError(f"{path}: cannot write video")
         self.frames = 0
+        self._lines: list[tuple[str, int]] = []  # (text, frame it first showed), newest last
+        self._last: np.ndarray | None = None
+
+    def note(self, text: str) -> None:
+        """A ruling to show from the next frame on."""
+        self._lines.append((text[:110], self.frames))
+
+    def _shown(self) -> list[str]:
+        """The lines still within their hold time, newest first; the latest one stays even when it is old."""
+        hold = HOLD_S * self.fps
+        young = [text for text, since in reversed(self._lines) if self.frames - since < hold][:MAX_LINES]
+        return young or [self._lines[-1][0]] if self._lines else []
 
     def write(self, frame: np.ndarray, tiles: list[tuple[np.ndarray, str, bool]], window: str, board_state: Any,
-              last_ruling: Any, name: Any, t: float) -> None:
+              t: float) -> None:
         img = frame.copy()
         h, w = img.shape[:2]
         for poly, label, up in tiles:
@@ -72,12 +114,33 @@ class AnnotatedWriter:
                            (0, 220, 255) if lit else (40, 40, 40), -1)
                 cv2.putText(img, "ESWN"[i], (cx + bar * (i + 1) - 5, bar - 2), cv2.FONT_HERSHEY_SIMPLEX, 0.35,
                             (255, 255, 255), 1)
-        if last_ruling is not None:
-            line = describe_ruling(last_ruling, name)[:110]
-            cv2.rectangle(img, (0, h - bar), (w, h), (0, 0, 0), -1)
-            cv2.putText(img, line, (10, h - int(bar * 0.3)), cv2.FONT_HERSHEY_SIMPLEX, bar / 55, (255, 255, 255), 1)
+        lines = self._shown()
+        if lines:
+            cv2.rectangle(img, (0, h - bar * len(lines)), (w, h), (0, 0, 0), -1)
+            for i, line in enumerate(lines):  # newest at the bottom edge, older ones above it
+                cv2.putText(img, line, (10, h - bar * i - int(bar * 0.3)), cv2.FONT_HERSHEY_SIMPLEX, bar / 55,
+                            (255, 255, 255) if i == 0 else (200, 200, 200), 1)
+        self._last = img
         self.writer.write(img)
         self.frames += 1
+
+    def hold_result(self, lines: list[str]) -> int:
+        """End on the result: the last frame, darkened, with ``lines`` large in the middle, for ``RESULT_S``.
+        Returns the frames added (none when nothing was written or there is no result)."""
+        if self._last is None or not lines:
+            return 0
+        img = (self._last * 0.35).astype(np.uint8)
+        h, w = img.shape[:2]
+        scale = max(0.6, h / 900)
+        for i, line in enumerate(lines):
+            y = int(h * 0.4 + i * 60 * scale)
+            cv2.putText(img, line[:80], (int(w * 0.05), y), cv2.FONT_HERSHEY_SIMPLEX, scale * (1.3 if i == 0 else 0.9),
+                        (255, 255, 255), 2 if i == 0 else 1)
+        added = round(RESULT_S * self.fps)
+        for _ in range(added):
+            self.writer.write(img)
+        self.frames += added
+        return added
 
     def close(self) -> None:
         self.writer.release()

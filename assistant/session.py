@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant.annotate import AnnotatedWriter, reader_tiles
+from assistant.annotate import UNSHOWN, AnnotatedWriter, reader_tiles, result_lines
+from assistant.console import describe_ruling
 from assistant.journal import Journal, check_record, header_record, read_journal, referee_from_header
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
@@ -144,17 +145,19 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             result.annotated = annotate
         if keyboard and start_keyboard(assistant) is not None and sys.stdin.isatty():
             console.text(KEY_HELP)
-        last_ruling: list[Any] = [None]
+        start = len(assistant.rulings)  # rulings before this point are the resumed game's, not this video's
+        noted = [start]
 
         def on_frame(frame: Any, observations: list) -> None:
             result.frames += 1
-            shown = [r for r in assistant.rulings if r.kind not in ("turn", "picked")]
-            if shown:
-                last_ruling[0] = shown[-1]
             if writer is not None:
+                for r in assistant.rulings[noted[0]:]:
+                    if r.kind not in UNSHOWN:
+                        writer.note(describe_ruling(r, assistant.name))
+                noted[0] = len(assistant.rulings)
                 board_state = assistant.board.state() if assistant.board is not None else None
                 writer.write(frame.image, reader_tiles(reader, calibration), assistant.view.window, board_state,
-                             last_ruling[0], assistant.name, frame.t)
+                             frame.t)
 
         def over() -> bool:
             return stop_at_game_over and any(r.kind == "game_over" for r in assistant.rulings[-8:])
@@ -176,6 +179,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             if assistant.board is not None:
                 assistant.board.wait_applied(timeout=1.0)
         result.rulings = list(assistant.rulings)
+        if writer is not None:
+            writer.hold_result(result_lines(assistant.rulings[start:], assistant.name))
         if linger > 0 and assistant.display is not None and not result.interrupted:
             until = "until you press Ctrl-C" if math.isinf(linger) else f"for {linger:g} s (Ctrl-C to end sooner)"
             console.text(f"the display stays up at {assistant.display.url} {until}; the summary follows")

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("vision.reader", reason="needs the table reader (issue 7)")
 
+from assistant.annotate import RESULT_S  # noqa: E402
 from assistant.cli import main  # noqa: E402
 from assistant.commands.demo import DEMO_RECORDING  # noqa: E402
 from assistant.journal import read_journal, referee_from_header, replay  # noqa: E402
@@ -31,7 +32,8 @@ def _check_outputs(out_dir, text, mahjong=True):
     _, mismatches = replay(records, referee_from_header(records[0]))
     assert not mismatches
     cap = cv2.VideoCapture(str(out_dir / "annotated.mp4"))
-    assert cap.get(cv2.CAP_PROP_FRAME_COUNT) == summary["frames"] > 100
+    held = round(RESULT_S * cap.get(cv2.CAP_PROP_FPS)) if mahjong else 0  # the video ends on the result
+    assert cap.get(cv2.CAP_PROP_FRAME_COUNT) == summary["frames"] + held and summary["frames"] > 100
     return summary
 
 
