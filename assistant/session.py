@@ -145,8 +145,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
             result.annotated = annotate
         if keyboard and start_keyboard(assistant) is not None and sys.stdin.isatty():
             console.text(KEY_HELP)
-        start = len(assistant.rulings)  # rulings before this point are the resumed game's, not this video's
-        noted = [start]
+        first_ruling = len(assistant.rulings)  # rulings before it are the resumed game's, not this video's
+        noted = [first_ruling]
 
         def on_frame(frame: Any, observations: list) -> None:
             result.frames += 1
@@ -180,7 +180,7 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
                 assistant.board.wait_applied(timeout=1.0)
         result.rulings = list(assistant.rulings)
         if writer is not None:
-            writer.hold_result(result_lines(assistant.rulings[start:], assistant.name))
+            writer.hold_result(result_lines(assistant.rulings[first_ruling:], assistant.name))
         if linger > 0 and assistant.display is not None and not result.interrupted:
             until = "until you press Ctrl-C" if math.isinf(linger) else f"for {linger:g} s (Ctrl-C to end sooner)"
             console.text(f"the display stays up at {assistant.display.url} {until}; the summary follows")

@@ -38,10 +38,15 @@ def _check_outputs(out_dir, text, mahjong=True):
 
 
 def test_demo_with_oracle_detector(tmp_path, capsys):
+    import time
+
+    began = time.monotonic()
     assert main(["demo", "--out", str(tmp_path), "--no-speech", "--detector", "oracle"]) == 0
+    took = time.monotonic() - began
     text = capsys.readouterr().out
     assert "tiles: the recording's true tile boxes" in text
     summary = _check_outputs(tmp_path, text)
+    assert 0 < summary["seconds"] <= took  # the session's own time, not the clock since boot
     assert summary["events_before_recording"] > 0 and summary["detector"] == "oracle"
 
 

@@ -64,6 +64,7 @@ MISTAKES = [
     (["jp", "score", "folder"], 2, ["folder: cannot read it"], []),
     (["jp", "score", "--rules", "tenho"], 2, ["did you mean 'tenhou'?"], []),
     (["display", "--journal", "nosuch.jsonl"], 2, ["nosuch.jsonl: no such journal"], []),
+    (["display", "--journal", "notes.txt"], 2, ["notes.txt: not a game journal"], []),
     (["display", "--journal", "game.jsonl", "--port", "eighty"], 2, ["--port", "invalid int value: 'eighty'"], []),
     (["demo", "--video", "nosuch.mp4"], 2, ["nosuch.mp4: no such video file"], ["reinstall"]),
     (["watch", "--video", "nosuch.mp4", "--no-display", "--no-speech"], 2, ["nosuch.mp4: no such video"], []),

@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
         seen = list(read_journal(args.journal, line_numbers=lines))
     except JournalError as exc:
         return fail(str(exc))
+    if not seen and args.journal.stat().st_size > 0:  # text, but not one record mahj wrote: not a journal
+        return fail(f"{args.journal}: not a game journal (journals are written by `mahj watch`, `mahj demo` and "
+                    "`mahj referee new`)")
     fold(view, seen, [f"{args.journal}:{n}" for n in lines], warn)
     d = profile.display
     try:
