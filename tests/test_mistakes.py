@@ -77,7 +77,9 @@ MISTAKES = [
     (["say", "--profile", "nosuch.toml", "hello"], 2, ["nosuch.toml: cannot read profile"], []),
     (["say", "--profile", "bad.toml", "hello"], 2, ["bad.toml:1: x: unknown section"], []),
     (["init", "notes.txt"], 2, ["notes.txt: already exists", "--force"], []),
-    (["enroll", "myset", "nosuch.jpg"], 1, ["nosuch.jpg: no such file"], []),
+    (["setup", "tiles", "--photo", "nosuch.jpg"], 1, ["nosuch.jpg: no such file"], []),
+    (["setup", "mta"], 2, ["did you mean 'mat'?"], []),
+    (["enroll", "myset"], 2, ["'enroll' is not one of"], []),
 ]
 
 
