@@ -135,8 +135,16 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         calibration = open_calibration(profile, first.image)
         from vision.reader import TableReader
 
-        reader = TableReader(calibration, detector if detector is not None else open_model(profile.camera.tile_set),
-                             fps=source.fps)
+        model = detector if detector is not None else open_model(profile.camera.tile_set)
+        from vision.tile_model import TileModel
+
+        if isinstance(model, TileModel):  # `mahj setup camera`'s checks on the first frame: warn, never stop
+            from vision.camera_check import check_frame
+
+            for check in check_frame(model, first.image):
+                if check.ok is False:
+                    console.text(f"camera check: {check.name} fails: {check.fix} (`mahj setup camera` checks it all)")
+        reader = TableReader(calibration, model, fps=source.fps)
         writer: AnnotatedWriter | None = None
         if annotate is not None:
             h, w = first.image.shape[:2]

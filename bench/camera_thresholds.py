@@ -6,8 +6,8 @@ Photos: the real validation split of ``datasets/real_photos.py`` (needs ``../sha
 fall in every size band from 8 px up, and, at the size it was taken at, blurred (Gaussian sigma 1 to 3 px) and
 darkened or brightened (x 0.1 to x 3, clipped at white). For every true tile it records the short side of its box
 in the image as read, the focus and light measures `mahj setup camera` uses (``vision.camera_check``: variance of
-the Laplacian of the tile's square crop at the classifier's 48 px; its mean grey and share of white-clipped
-pixels), and whether the tile was found and read as its kind ("read": found face up and named right; tiles the
+the Laplacian of the tile's square crop at the classifier's 48 px; the mean grey of its face and the share of it
+clipped white), and whether the tile was found and read as its kind ("read": found face up and named right; tiles the
 photos do not name count as read when found). Prints reading per band of each measure; where fewer than 95 % of
 the tiles are read is what `mahj setup camera` fails.
 """
@@ -96,8 +96,8 @@ def main() -> None:
     print("focus (Laplacian variance at 48 px), tiles of 24 px and more: tiles, read")
     for r in focus:
         print(f"  {r['from']:>5.0f}-{r['to']:<5.0f} {r['tiles']:6d} {r['read']:.3f}")
-    for name, rows_ in (("brightness (mean grey of the tile's crop)", light),
-                        ("share of the crop clipped white (glare, over-exposure)", glare)):
+    for name, rows_ in (("brightness (mean grey of the tile's face)", light),
+                        ("share of the face clipped white (glare, over-exposure)", glare)):
         print(f"{name}, tiles of 24 px and more: tiles, read")
         for r in rows_:
             print(f"  {r['from']:>5.2f}-{r['to']:<5.2f} {r['tiles']:6d} {r['read']:.3f}")

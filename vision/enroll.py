@@ -32,11 +32,10 @@ import numpy as np
 from engine.tiles import TILES, TileError, parse_tiles
 
 from .camera_check import FOCUS_MIN, MIN_TILE_PX, tile_focus
-from .mat import FRAME_MM, TILE_MM, Cell, MatError, SheetView, cells, check_view, find_sheets, label
+from .mat import TILE_MM, Cell, MatError, SheetView, cells, check_view, find_sheets, label, top_down
 from .tile_model import (
     CLASSIFIER_SIZE,
     SET_FILE,
-    TOPDOWN_PX_PER_MM,
     Prototypes,
     StaleSetError,
     TileModel,
@@ -120,7 +119,7 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
     found: dict[tuple[int, int], list[tuple[tuple[float, float, float, float], str]]] = {}
     boxes_mm: dict[int, list[np.ndarray]] = {}
     for v in views:
-        for d in model.detect_view(*_top_down(img, v)):
+        for d in model.detect_view(*top_down(img, v)):
             x1, y1, x2, y2 = d.box
             mm = v.to_mat(np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
             boxes_mm.setdefault(v.sheet, []).append(np.concatenate([mm.min(axis=0), mm.max(axis=0)]))
@@ -159,19 +158,6 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
         doubts.append(f"{name}: the tiles are blurred (focus {sharp:.0f}, at least {FOCUS_MIN:.0f}): hold the "
                       "camera still, let it focus on the mat, and take the picture again")
     return Capture(name, img, views, seen, tile_px, sharp, doubts)
-
-
-def _top_down(img: np.ndarray, view: SheetView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sheet seen from straight above at the table reader's scale (``TOPDOWN_PX_PER_MM``), the picture, and
-    the view-to-picture homography: what ``TileModel.detect_view`` reads. Why not ``detect`` on the picture: a
-    flat sheet is the table plane, and tiles lying on white paper, seen from above, are found there (on rendered
-    mat photos ``detect`` found 5 of 27 tiles, ``detect_view`` 27); faces are still read from the picture's own
-    pixels."""
-    to_view = np.diag([1 / TOPDOWN_PX_PER_MM, 1 / TOPDOWN_PX_PER_MM, 1.0])
-    view_to_img = view.mm_to_px @ to_view
-    size = (round(FRAME_MM[0] * TOPDOWN_PX_PER_MM), round(FRAME_MM[1] * TOPDOWN_PX_PER_MM))
-    top = cv2.warpPerspective(img, view_to_img, size, flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
-    return top, img, view_to_img
 
 
 def _cell_of(view: SheetView, box: tuple[float, float, float, float]) -> int | None:

@@ -4,6 +4,7 @@
     mahj setup tiles --photo F [F ...] | --camera N [--set NAME] [--profile mahj.toml]
                                                                 # teach mahj your tiles, laid on the mat
     mahj setup tiles --list                                     # the sets learned so far
+    mahj setup camera --camera N | --photo F                    # can the camera read tiles? pass/fail, with fixes
 
 Details: docs/setup.md.
 """
@@ -21,6 +22,7 @@ import cv2
 import numpy as np
 
 from assistant.profile import ProfileError, load_profile
+from vision.camera_check import Check, check_frame, check_timing
 from vision.enroll import Capture, EnrolError, alike_advice, learn, read_capture
 from vision.image_file import ImageFileError, read_image
 from vision.mat import PAPERS, SHEETS, TILE_MM, MatError, label
@@ -55,6 +57,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--profile", type=Path, help="profile to read with the set from now on (`mahj watch --profile`)")
     t.add_argument("--json", action="store_true", help="print one JSON object")
     t.set_defaults(func=run_tiles)
+
+    c = ssub.add_parser("camera", help="check the camera can read tiles: size, focus, light, frame rate")
+    src = c.add_mutually_exclusive_group(required=True)
+    src.add_argument("--camera", metavar="N", help="camera index or device path")
+    src.add_argument("--photo", type=Path, metavar="F", help="a picture the camera took (no frame rate then)")
+    c.add_argument("--width", type=int, default=1920, help="ask the camera for this width (default: 1920)")
+    c.add_argument("--height", type=int, default=1080, help="and this height (default: 1080)")
+    c.add_argument("--frames", type=int, default=60, help="frames to time (default: 60)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])
 
 
@@ -281,3 +293,63 @@ def _use_in_profile(path: Path, name: str) -> None:
         text = text.rstrip("\n") + f"\n\n[camera]\n{line}\n"
     path.write_text(text)
     load_profile(path)
+
+
+def run_camera(args: argparse.Namespace) -> int:
+    """Exit 0 when every check passes, 1 when one fails, 2 when there is no picture to check."""
+    try:
+        model = TileModel.load()
+    except TileModelError as exc:
+        return _fail(args, str(exc), 2)
+    if args.photo:
+        try:
+            frame = read_image(args.photo)
+        except ImageFileError as exc:
+            return _fail(args, str(exc), 2)
+        checks = check_frame(model, frame)
+    else:
+        cam = cv2.VideoCapture(int(args.camera) if str(args.camera).isdigit() else args.camera)
+        if not cam.isOpened():
+            return _fail(args, f"camera {args.camera}: cannot open it (is it plugged in, or used by another "
+                               "program?)", 2)
+        try:
+            cam.set(cv2.CAP_PROP_FRAME_WIDTH, args.width)
+            cam.set(cv2.CAP_PROP_FRAME_HEIGHT, args.height)
+            frame, fps, latency = _time_camera(cam, max(args.frames, 5))
+        finally:
+            cam.release()
+        if frame is None:
+            return _fail(args, f"camera {args.camera}: no picture came (try another --camera)", 2)
+        checks = check_frame(model, frame) + check_timing(fps, latency)
+    failed = [ch for ch in checks if ch.ok is False]
+    if args.json:
+        print(json.dumps({"width": frame.shape[1], "height": frame.shape[0], "passed": not failed,
+                          "checks": [ch.to_json() for ch in checks]}))
+    else:
+        _print_checks(checks, frame)
+    return 1 if failed else 0
+
+
+def _time_camera(cam: cv2.VideoCapture, n: int) -> tuple[np.ndarray | None, float, float]:
+    """The last of ``n`` frames, the frame rate over them and the median time a read waited for its frame (ms)."""
+    frame = _grab(cam)
+    waits = []
+    t0 = time.perf_counter()
+    for _ in range(n):
+        t = time.perf_counter()
+        ok, got = cam.read()
+        waits.append((time.perf_counter() - t) * 1000)
+        frame = got if ok else frame
+    return frame, n / max(time.perf_counter() - t0, 1e-6), float(np.median(waits))
+
+
+def _print_checks(checks: list[Check], frame: np.ndarray) -> None:
+    print(f"camera check on a {frame.shape[1]}x{frame.shape[0]} picture:")
+    for ch in checks:
+        value = "-" if ch.value is None else f"{ch.value:.0f} {ch.unit}".strip()
+        verdict = {True: "pass", False: "FAIL", None: "n/a"}[ch.ok]
+        print(f"  {ch.name:26} {value:>14}  need {ch.need:10} {verdict}")
+    for ch in checks:
+        if ch.ok is not True:
+            print(f"  {'!' if ch.ok is False else '-'} {ch.name}: {ch.fix}")
+    print("all checks pass" if all(ch.ok is not False for ch in checks) else "fix the failures, then check again")

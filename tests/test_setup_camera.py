@@ -1,0 +1,94 @@
+"""`mahj setup camera`: a 1080p camera 1.1 m over a 36-inch table passes; one that gives tiles too small to read,
+a dark table or a slow camera fails, each with its fix; thresholds are vision.camera_check's (measured on real
+validation photos by bench/camera_thresholds.py)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.cli import main
+from datasets.synth.faces import face_image, style_for
+from datasets.synth.mat_photo import Shot, lay_tiles, photograph
+from vision.camera_check import MIN_TILE_PX, check_timing
+from vision.mat import PAPERS, cells
+
+TABLE_MM = 914.4    # a 36-inch card table
+
+
+def _mat_photo(width: int, height: int, light: float = 0.85) -> np.ndarray:
+    """The mat with tiles, as a camera sees it that just holds a 36-inch table in its picture's height (5 % to
+    spare): at 1080p that is 1.13 px/mm, a webcam of 77 degrees across at 1.1 m. ``light`` 0.85: a camera exposing
+    the white mat just under white (the rendered ivory faces are brighter than real ones)."""
+    px_per_mm = height / (TABLE_MM * 1.05)
+    rng = np.random.default_rng(3)
+    faces = {c.index: face_image(c.code, style_for(3), c.index) for c in cells(0)}
+    shot = Shot(fill=PAPERS["letter"][0] * px_per_mm / width, size=(width, height), light=(light, light), blur=0.3)
+    return photograph(lay_tiles(0, faces, rng), shot, rng)
+
+
+def test_a_1080p_camera_at_1_1_m_over_a_36_inch_table_passes(tmp_path, capsys):
+    path = tmp_path / "hd.png"
+    cv2.imwrite(str(path), _mat_photo(1920, 1080))
+    assert main(["setup", "camera", "--photo", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    size = doc["checks"][0]
+    assert doc["passed"] and size["check"] == "tile size (set-up mat)" and 23 <= size["value"] <= 27
+    assert main(["setup", "camera", "--photo", str(path)]) == 0
+    assert "all checks pass" in capsys.readouterr().out
+
+
+def test_a_camera_giving_tiles_too_small_to_read_fails_and_says_what_to_do(tmp_path, capsys):
+    path = tmp_path / "small.png"
+    cv2.imwrite(str(path), _mat_photo(640, 360))             # tiles about 8 px
+    assert main(["setup", "camera", "--photo", str(path), "--json"]) == 1
+    size = json.loads(capsys.readouterr().out)["checks"][0]
+    assert size["ok"] is False and (size["value"] is None or size["value"] < MIN_TILE_PX)
+    assert "bring the camera closer" in size["fix"]
+
+
+def test_a_dark_table_fails_exposure_with_its_fix(tmp_path, capsys):
+    path = tmp_path / "dark.png"
+    cv2.imwrite(str(path), _mat_photo(1920, 1080, light=0.12))
+    assert main(["setup", "camera", "--photo", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "exposure" in out and "too dark: more light over the table" in out
+
+
+def test_frame_rate_and_latency_have_thresholds_and_bad_input_gets_exit_2(tmp_path, capsys):
+    slow, fast = check_timing(8, 40), check_timing(30, 20)
+    assert [c.ok for c in slow] == [False, True] and all(c.ok for c in fast)
+    assert "frame rate" in slow[0].name and slow[0].fix
+    assert main(["setup", "camera", "--photo", str(tmp_path / "none.png")]) == 2
+    assert "none.png" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["setup", "camera"], ["setup", "camera", "--camera", "0", "--photo", "x.png"]])
+def test_setup_camera_needs_one_source(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+
+
+def test_watch_warns_from_the_first_frame_and_plays_on(tmp_path, capsys):
+    """`mahj watch` with the shipped tile model runs the frame checks on its first frame: an empty grey table
+    with no markers (calibrated by hand) gets the tile-size warning, and the session still runs to the end."""
+    from vision.calibration import calibrate_from_points
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(frames / f"{i:04d}.png"), np.full((360, 480, 3), 90, np.uint8))
+    calibrate_from_points({0: (440, 320), 1: (440, 40), 2: (40, 40), 3: (40, 320)}, (480, 360),
+                          source="manual").save(tmp_path / "cal.json")
+    profile = tmp_path / "mahj.toml"
+    profile.write_text('[calibration]\nfile = "cal.json"\n[board]\nport = "none"\n[speech]\nengine = "none"\n'
+                       '[display]\nenabled = false\n', encoding="utf-8")
+    assert main(["watch", "--frames", str(frames), "--profile", str(profile), "--journal",
+                 str(tmp_path / "game.jsonl"), "--json"]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    assert any("camera check: tile size fails: no set-up mat or table markers" in o.get("message", "") for o in out)
+    assert out[-1]["type"] == "summary" and out[-1]["frames"] == 3
