@@ -36,6 +36,9 @@ QUIET, NORMAL, VERBOSE = 0, 1, 2
 VERBOSITY_LEVEL = {"quiet": QUIET, "normal": NORMAL, "verbose": VERBOSE}
 #: Announcement kinds where only the newest matters: an unspoken older one is replaced.
 SUPERSEDING = frozenset({"discard", "turn", "window"})
+#: What a new discard cuts short while it is being spoken: older play news and camera notices (the display keeps
+#: showing those). Mah Jongg, payments, dead hands and questions are never cut: they change what a player owes.
+CUT_BY_DISCARD = SUPERSEDING | {"notice"}
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
     if kind == "rejected":
         return Announcement(f"Not allowed: {data.get('reason', '')}", VERBOSE, "rejected")
     if kind == "help":  # the camera or the pipeline asks a person to look
-        return Announcement(f"Please check: {data.get('message', 'the table')}", QUIET, "help")
+        return Announcement(f"Please check: {data.get('message', 'the table')}", QUIET, "notice")
     if kind in ("correction_preview", "correction_pending"):  # what a correction changes, before it does
         return Announcement(str(data.get("message", "")), QUIET if kind == "correction_pending" else NORMAL, "help")
     if kind == "question":  # a penalty on the camera's evidence alone waits for a person
@@ -217,9 +220,13 @@ class Speaker:
                 before = len(self._queue)
                 self._queue = deque(x for x in self._queue if x.kind != a.kind)
                 self.dropped += before - len(self._queue)
-                if a.kind == "discard" and self._speaking is not None and self._speaking.kind in SUPERSEDING:
+                if a.kind == "discard" and self._speaking is not None and self._speaking.kind in CUT_BY_DISCARD:
                     self._interrupt()  # the table has moved on: a new discard cuts the stale one short
-            self._queue.append(a)
+            if a.kind == "discard":  # ahead of waiting camera notices: the window on this tile is open now
+                ahead = next((i for i, x in enumerate(self._queue) if x.kind in CUT_BY_DISCARD), len(self._queue))
+                self._queue.insert(ahead, a)
+            else:
+                self._queue.append(a)
             while len(self._queue) > self.queue_size:
                 victim = max(self._queue, key=lambda x: (x.level, -x.created))  # least important, oldest
                 self._queue.remove(victim)

@@ -168,3 +168,49 @@ def test_a_new_discard_cuts_stale_speech_short(monkeypatch, tmp_path):
     assert sp.drain(5) and time.monotonic() - start < 3  # not the 10 s the stale one would have taken
     sp.close()
     assert sp.interrupted == 1 and started == ["Ada, One Bam", "Bob, East wind"]
+
+
+def _timed_speaker(monkeypatch, seconds):
+    """A Speaker whose synthesiser 'speaks' each text for seconds(text), recording what it started."""
+    import assistant.speech as speech
+
+    started = []
+
+    def command(engine, text, voice, rate, volume, wav=None):
+        started.append(text)
+        return ["sleep", str(seconds(text))]
+
+    monkeypatch.setattr(speech, "audio_output", lambda: "test")
+    monkeypatch.setattr(speech, "engine_available", lambda engine: True)
+    monkeypatch.setattr(speech, "synth_command", command)
+    return Speaker(), started
+
+
+def _wait_started(started, n=1):
+    deadline = time.monotonic() + 5
+    while len(started) < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_a_discard_cuts_a_camera_notice_and_goes_ahead_of_waiting_ones(monkeypatch):
+    """A long "Please check: the camera ..." must not hold a discard back (the window on it is open now)."""
+    sp, started = _timed_speaker(monkeypatch, lambda text: 10 if "camera" in text else 0.1)
+    sp.announce(R(kind="help", seat=None, data={"message": "the camera is dropping frames"}), name)
+    _wait_started(started)
+    sp.announce(R(kind="help", seat=None, data={"message": "the light changed"}), name)
+    sp.announce(R(kind="window_opened", seat=3, data={"tile": "8B"}), name)
+    assert sp.drain(5)
+    sp.close()
+    assert sp.interrupted == 1
+    assert started == ["Please check: the camera is dropping frames", "Di, Eight Bam",
+                       "Please check: the light changed"]
+
+
+def test_a_discard_never_cuts_a_mah_jongg(monkeypatch):
+    sp, started = _timed_speaker(monkeypatch, lambda text: 0.5)
+    sp.announce(R(kind="mahjong_verified", seat=0, data={"value": 25}), name)
+    _wait_started(started)
+    sp.announce(R(kind="window_opened", seat=3, data={"tile": "8B"}), name)
+    assert sp.drain(5)
+    sp.close()
+    assert sp.interrupted == 0 and started == ["Mah Jongg, Ada, 25", "Di, Eight Bam"]
