@@ -17,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
 from assistant import commands
-from engine.spelling import did_you_mean
+from engine.spelling import close_words, did_you_mean
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
 
@@ -32,7 +32,21 @@ class Parser(argparse.ArgumentParser):
             choices = re.findall(r"'([^']*)'", m.group(2))
             hint = did_you_mean(m.group(1), choices)
             message = f"{message[:m.start()]}{m.group(1)!r} is not one of {', '.join(choices)}{hint}"
+        elif message.startswith("unrecognized arguments: "):
+            options = sorted(self._options())  # all commands' options: offer only the closest one
+            for word in (w for w in message.split()[2:] if w.startswith("--")):
+                message += "".join(f" (did you mean {best!r}?)" for best in close_words(word, options, n=1))
         super().error(message)
+
+    def _options(self) -> set[str]:
+        """Every --option of this parser and its sub-commands: argparse names an unknown option at the top level,
+        where it no longer knows which sub-command was meant."""
+        found: set[str] = set()
+        for action in self._actions:
+            found |= {o for o in action.option_strings if o.startswith("--")}
+            for sub in (action.choices or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
+                found |= sub._options()
+        return found
 
 
 def mahj_version() -> str:

@@ -21,6 +21,8 @@ FFFF 2026a 222b 2222c X25
 MISTAKES = [
     (["tiel", "3B"], 2, ["'tiel' is not one of", "did you mean 'tile'?"], []),
     (["verfy"], 2, ["did you mean 'verify'?"], []),
+    (["pay", "--value", "25", "--self-pick", "--jsno"], 2, ["unrecognized arguments: --jsno (did you mean '--json'?)"],
+     []),
     (["tile", "3", "bma"], 2, ["tile 1: 'bma' is not a suit", "did you mean 'bam'?"], []),
     (["tile", "soup"], 2, ["not a tile: 'soup'", "'soap'"], []),
     (["tile", "3B", "jocker"], 2, ["tile 2", "'joker'"], []),
