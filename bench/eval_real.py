@@ -282,7 +282,8 @@ def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.Abstrac
             yield model.detect
 
     return {
-        "no second size (one reading at 512)": lambda: off((tm, "_other_size", lambda boxes, r: None)),
+        "no second size (one reading at 512)": lambda: off((tm, "SMALL_TILE_PX", 0.0),
+                                                           (tm, "LARGE_TILE_PX", float("inf"))),
         "no second look at unsure faces": lambda: off((tm, "SECOND_LOOK", 0.0)),
     }
 

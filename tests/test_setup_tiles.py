@@ -89,7 +89,9 @@ def test_a_new_set_is_learned_from_the_mat_and_read_right_on_other_captures(mode
     (folder / "set.json").write_text(json.dumps(meta | {"classifier": "an-older-model"}))
     with pytest.raises(StaleSetError, match="remake it from its own tiles"):
         TileModel.load(folder)
-    assert load_set(folder).prototypes.classifier == model.classifier_id
+    remade = load_set(folder)
+    assert remade.prototypes.classifier == model.classifier_id
+    assert _reads(remade, test_pics)[1] == after                 # and it reads as the set did when learned
 
     assert main([*args]) == 0
     text = capsys.readouterr().out

@@ -379,22 +379,22 @@ class TileModel:
         the thresholds that choose the size."""
         usual = (self.up_conf, self.conf)
         first = self._boxes(frame_bgr, conf=_lowest(usual, conf))
+        if self._fixed:
+            return _above(first, conf or usual)
         h, w = frame_bgr.shape[:2]
         r = DETECTOR_SIDE / max(h, w)
         sure = _above(first, usual)[0]
-        if self._fixed:
-            return _above(first, conf or usual)
         # Nothing found may be one tile too large to be seen at all: it is looked for zoomed out.
-        plan = _other_size(sure, r) if len(sure) else (1.0, True)
-        if plan is None:
+        side = _median_side(sure) * r if len(sure) else np.inf
+        if side > LARGE_TILE_PX:
+            return self._closer(frame_bgr, first, r, conf)
+        if side >= SMALL_TILE_PX or r >= 1:
             return _above(first, conf or usual)
-        zoom, closeup = plan
-        if not closeup:
-            other = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
-                if zoom * r != 1 else frame_bgr
-            ob, oc, os_ = self._boxes(other, native=True, conf=conf)
-            return ob * (w / other.shape[1]), oc, os_
-        return self._closer(frame_bgr, first, r, conf)
+        zoom = min(1 / r, SMALL_TILE_AIM_PX / max(side, 1.0))
+        larger = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
+            if zoom * r != 1 else frame_bgr
+        boxes, cls, scores = self._boxes(larger, native=True, conf=conf)
+        return boxes * (w / larger.shape[1]), cls, scores
 
     def _closer(self, frame_bgr: np.ndarray, first: Reading, r: float, conf: tuple[float, float] | None
                 ) -> Reading:
@@ -403,22 +403,24 @@ class TileModel:
         usual = (self.up_conf, self.conf)
         low = _lowest(self.closeup_conf, conf)
         readings = [first if self.closeup_conf == usual else self._boxes(frame_bgr, conf=low)]
-        readings += [self._zoomed_out(frame_bgr, r, zoom, low) for zoom in LARGE_ZOOMS]
+        fill = frame_bgr[::8, ::8].reshape(-1, 3).mean(axis=0)
+        readings += [self._zoomed_out(frame_bgr, r, zoom, low, fill) for zoom in LARGE_ZOOMS]
         surest = max(readings, key=lambda rd: float(_above(rd, self.closeup_conf)[2].sum()))
         return _above(surest, conf or self.closeup_conf)
 
-    def _zoomed_out(self, frame_bgr: np.ndarray, r: float, zoom: float, conf: tuple[float, float]) -> Reading:
-        """The frame shrunk by ``zoom`` in the middle of a canvas of the first reading's size, filled with the
-        frame's mean colour, read there, and the boxes mapped back onto the frame. A tile that fills most of the
-        frame is seen as a tile only with some table around it: read shrunk to a small image of its own, a tile
-        filling half the side was found 15 % of the time on real close-ups, with the canvas around it 100 %
-        (models/README.md, "A tile that fills the picture")."""
+    def _zoomed_out(self, frame_bgr: np.ndarray, r: float, zoom: float, conf: tuple[float, float],
+                    fill: np.ndarray) -> Reading:
+        """The frame shrunk by ``zoom`` in the middle of a canvas of the first reading's size, filled with
+        ``fill`` (the frame's mean colour), read there, and the boxes mapped back onto the frame. A tile that
+        fills most of the frame is seen as a tile only with some table around it: read shrunk to a small image
+        of its own, a tile filling half the side was found 15 % of the time on real close-ups, with the canvas
+        around it 93 % (models/README.md, "A tile that fills the picture")."""
         h, w = frame_bgr.shape[:2]
         big_h, big_w = self.input_shape(h, w)
         small = cv2.resize(frame_bgr, (max(1, round(w * r * zoom)), max(1, round(h * r * zoom))),
                            interpolation=DOWNSCALE)
         canvas = np.empty((big_h, big_w, 3), np.uint8)
-        canvas[:] = frame_bgr[::8, ::8].reshape(-1, 3).mean(axis=0)
+        canvas[:] = fill
         y0, x0 = (big_h - small.shape[0]) // 2, (big_w - small.shape[1]) // 2
         canvas[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
         boxes, cls, scores = self._boxes(canvas, native=True, conf=conf)
@@ -485,17 +487,9 @@ def _above(reading: Reading, conf: tuple[float, float]) -> Reading:
     return boxes[keep], cls[keep], scores[keep]
 
 
-def _other_size(boxes: np.ndarray, r: float) -> tuple[float, bool] | None:
-    """Whether ``detect`` reads a frame again, from the first reading's boxes (frame px) and the frame-to-input
-    scale ``r``: (the zoom relative to the input, False) for small tiles, read larger (never past the frame's own
-    resolution), whose reading replaces the first; (1.0, True) for large ones, read zoomed out by ``_closer``;
-    None where the tiles suit the detector."""
-    side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * r
-    if side < SMALL_TILE_PX and r < 1:
-        return min(1 / r, SMALL_TILE_AIM_PX / max(side, 1.0)), False
-    if side > LARGE_TILE_PX:
-        return 1.0, True
-    return None
+def _median_side(boxes: np.ndarray) -> float:
+    """The median short side of boxes (x1, y1, x2, y2): how large the tiles of a reading are."""
+    return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
 
 
 def check_image(img: np.ndarray) -> None:
