@@ -22,6 +22,7 @@ from assistant.journal import Journal, check_record, header_record, read_journal
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
 from assistant.sources import FrameSource
+from assistant.startup_check import StartupCheck
 from assistant.wiring import KEY_HELP, Options, SetupError, build, card_and_scoring_texts, start_keyboard
 
 
@@ -69,6 +70,16 @@ def open_model(tile_set: str = "") -> Any:
         return load_set(sets_dir() / tile_set) if tile_set else TileModel.load()
     except (OSError, ValueError, RuntimeError) as exc:
         raise SetupError(f"tile model: {exc}") from None
+
+
+def warn_camera(assistant: Assistant, lines: list[str]) -> None:
+    """The camera check's failures: a line each on the console, and a standing warning on the display."""
+    for line in lines:
+        assistant.console.text(line)
+    if lines:
+        assistant.view.camera_warnings(lines)
+        if assistant.display is not None:
+            assistant.display.publish(assistant.view.snapshot())
 
 
 def resumable(records: list[dict[str, Any]], lines: list[int], path: Path) -> dict[str, Any] | None:
@@ -136,14 +147,20 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         from vision.reader import TableReader
 
         model = detector if detector is not None else open_model(profile.camera.tile_set)
+        if detector is None and profile.camera.tile_set:
+            console.text(f"tiles read with your set '{profile.camera.tile_set}' (camera.tile_set; `mahj watch "
+                         "--no-set` reads with the shipped model)")
         from vision.tile_model import TileModel
 
-        if isinstance(model, TileModel):  # `mahj setup camera`'s checks on the first frame: warn, never stop
-            from vision.camera_check import check_frame
+        # `mahj setup camera`'s checks over the first seconds: warn, never stop. Only with the real tile model (the
+        # oracle and test stand-ins read no pixels).
+        startup = StartupCheck(model) if isinstance(model, TileModel) else None
 
-            for check in check_frame(model, first.image):
-                if check.ok is False:
-                    console.text(f"camera check: {check.name} fails: {check.fix} (`mahj setup camera` checks it all)")
+        def check_camera(frame: Any) -> None:
+            checks = startup.offer(frame.image, frame.t) if frame is not None else startup.finish()
+            if checks is not None:
+                warn_camera(assistant, startup.warnings(checks))
+
         reader = TableReader(calibration, model, fps=source.fps)
         writer: AnnotatedWriter | None = None
         if annotate is not None:
@@ -158,6 +175,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
 
         def on_frame(frame: Any, observations: list) -> None:
             result.frames += 1
+            if startup is not None and not startup.done:
+                check_camera(frame)
             if writer is not None:
                 for r in assistant.rulings[noted[0]:]:
                     if r.kind not in UNSHOWN:
@@ -176,6 +195,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
 
         try:
             run(assistant, all_frames(), reader, on_frame=on_frame, stop=over)
+            if startup is not None:  # a recording shorter than the window: the verdict on what was seen
+                check_camera(None)
         except KeyboardInterrupt:
             result.interrupted = True
             console.text(f"stopped: the journal {journal_path} holds every event; run the same command again "

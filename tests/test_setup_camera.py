@@ -13,7 +13,7 @@ import pytest
 from assistant.cli import main
 from datasets.synth.faces import face_image, style_for
 from datasets.synth.mat_photo import Shot, lay_tiles, photograph
-from vision.camera_check import MIN_TILE_PX, check_timing
+from vision.camera_check import MIN_TILE_PX, check_frame, check_timing
 from vision.mat import PAPERS, cells
 
 TABLE_MM = 914.4    # a 36-inch card table
@@ -73,22 +73,51 @@ def test_setup_camera_needs_one_source(argv, capsys):
     assert exc.value.code == 2
 
 
-def test_watch_warns_from_the_first_frame_and_plays_on(tmp_path, capsys):
-    """`mahj watch` with the shipped tile model runs the frame checks on its first frame: an empty grey table
-    with no markers (calibrated by hand) gets the tile-size warning, and the session still runs to the end."""
+def test_watch_checks_the_camera_over_its_first_seconds_warns_and_plays_on(tmp_path, capsys):
+    """`mahj watch` with the shipped tile model runs the frame checks on frames spread over its first 3 s: an
+    empty grey table with no markers (calibrated by hand) gets the tile-size warning from 5 frames, and the session
+    still runs to the end. The profile names a learned set that is not there: --no-set reads with the shipped
+    model instead (without it, watch stops and says so)."""
     from vision.calibration import calibrate_from_points
 
     frames = tmp_path / "frames"
     frames.mkdir()
-    for i in range(3):
+    for i in range(10):
         cv2.imwrite(str(frames / f"{i:04d}.png"), np.full((360, 480, 3), 90, np.uint8))
     calibrate_from_points({0: (440, 320), 1: (440, 40), 2: (40, 40), 3: (40, 320)}, (480, 360),
                           source="manual").save(tmp_path / "cal.json")
     profile = tmp_path / "mahj.toml"
-    profile.write_text('[calibration]\nfile = "cal.json"\n[board]\nport = "none"\n[speech]\nengine = "none"\n'
-                       '[display]\nenabled = false\n', encoding="utf-8")
-    assert main(["watch", "--frames", str(frames), "--profile", str(profile), "--journal",
-                 str(tmp_path / "game.jsonl"), "--json"]) == 0
+    profile.write_text('[camera]\nfps = 2\ntile_set = "gone"\n[calibration]\nfile = "cal.json"\n[board]\n'
+                       'port = "none"\n[speech]\nengine = "none"\n[display]\nenabled = false\n', encoding="utf-8")
+    argv = ["watch", "--frames", str(frames), "--profile", str(profile), "--journal", str(tmp_path / "game.jsonl"),
+            "--json"]
+    assert main(argv) == 2
+    assert "no set 'gone'" in capsys.readouterr().out
+    assert main([*argv, "--no-set"]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
-    assert any("camera check: tile size fails: no set-up mat or table markers" in o.get("message", "") for o in out)
-    assert out[-1]["type"] == "summary" and out[-1]["frames"] == 3
+    warned = [o["message"] for o in out if "camera check" in o.get("message", "")]
+    assert warned == ["camera check (5 frames over the first 3 s): tile size fails: no set-up mat or table markers "
+                      "seen: lay the mat with some tiles on it in view, in light; if it is in view, the picture is "
+                      "too coarse to find its markers, so tiles would be too small to read: use 1080p, or bring the "
+                      "camera closer (`mahj setup camera` checks it all)"]
+    assert out[-1]["type"] == "summary" and out[-1]["frames"] == 10
+
+
+def test_one_spoilt_frame_does_not_fail_the_camera_but_a_coarse_camera_fails_on_all(tmp_path):
+    """The first seconds' verdict is the median over its frames: a hand (here: a dark frame) over the mat in one
+    of five frames does not fail exposure; a camera too coarse for the tiles fails whatever frame it gives."""
+    from assistant.startup_check import StartupCheck
+    from vision.tile_model import TileModel
+
+    model = TileModel.load()
+    good, dark = _mat_photo(1920, 1080), _mat_photo(1920, 1080, light=0.12)
+    assert [c.ok for c in check_frame(model, dark) if c.name == "exposure"] == [False]   # alone, it would fail
+    check = StartupCheck(model)
+    verdicts = [check.offer(img, t) for img, t in zip([good, dark, good, good, good], [0, 0.8, 1.5, 2.3, 3.0],
+                                                      strict=True)]
+    assert verdicts[:4] == [None] * 4 and all(c.ok is not False for c in verdicts[4])
+    assert check.offer(good, 3.5) is None                      # one verdict, then quiet
+    small = StartupCheck(model, frames=2)
+    assert small.offer(_mat_photo(640, 360), 0.0) is None
+    lines = small.warnings(small.offer(_mat_photo(640, 360), 3.0))
+    assert lines and lines[0].startswith("camera check (2 frames over the first 3 s): tile size")

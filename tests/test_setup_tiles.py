@@ -67,7 +67,13 @@ def test_a_new_set_is_learned_from_the_mat_and_read_right_on_other_captures(mode
     truth, before = _reads(model, test_pics)
 
     args = ["setup", "tiles", "--photo", *map(str, learn_pics), "--set", "grandmas", "--profile", str(profile)]
-    assert main([*args, "--json"]) == 0
+    profile.write_text(profile.read_text().replace("port = 8765", "port = 0"))
+    published = []
+    from assistant.display import DisplayServer
+
+    real_publish = DisplayServer.publish
+    monkeypatch.setattr(DisplayServer, "publish", lambda srv, snap: published.append(snap) or real_publish(srv, snap))
+    assert main([*args, "--display", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["tiles"] == 100 and doc["captures"] == 4 and doc["refused"] == [] and doc["seconds"] < 120
     assert doc["checked"] and set(doc["kinds"]) == {c.code for s in range(2) for c in cells(s)}
@@ -75,6 +81,22 @@ def test_a_new_set_is_learned_from_the_mat_and_read_right_on_other_captures(mode
     folder = tmp_path / "mahj" / "sets" / "grandmas"
     assert (folder / "capture-1.png").exists() and len(list((folder / "crops").iterdir())) == 100
     assert load_profile(profile).camera.tile_set == "grandmas"          # `mahj watch --profile` reads with it
+    assert doc["display"].startswith("http://127.0.0.1:")               # --display: each capture on the page
+    steps = [s["setup"] for s in published]
+    assert [s["step"] for s in steps if s["capture"]][:4] == [f"photo {k} of 4" for k in range(1, 5)]
+    assert steps[-1]["step"] == "done" and steps[-1]["report"]["tiles"] == 100
+    assert {c["words"] for row in steps[0]["capture"]["sheets"][0]["rows"] for c in row} == {"tile"}
+
+    # `mahj detect --profile` reads with the profile's set; --no-set with the shipped model
+    detect = ["detect", str(test_pics[0]), "--profile", str(profile), "--json"]
+    assert main(detect) == 0
+    with_set = json.loads(capsys.readouterr().out)
+    assert main(["detect", str(test_pics[0]), "--set", "grandmas", "--json"]) == 0
+    assert with_set["tile_set"] == "grandmas" and with_set["tiles"] == json.loads(capsys.readouterr().out)["tiles"]
+    assert main([*detect, "--no-set"]) == 0
+    shipped = json.loads(capsys.readouterr().out)
+    assert main(["detect", str(test_pics[0]), "--json"]) == 0
+    assert shipped["tile_set"] is None and shipped["tiles"] == json.loads(capsys.readouterr().out)["tiles"]
     assert (other / "set.json").read_text() == '{"name": "neighbours"}\n'
 
     truth_after, after = _reads(load_set(folder), test_pics)

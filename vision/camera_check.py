@@ -83,31 +83,64 @@ def _px_per_mm(h: np.ndarray, x: float, y: float) -> float:
     return float(np.linalg.svd(np.column_stack([p[1] - p[0], p[2] - p[0]]), compute_uv=False)[1])
 
 
-def check_frame(model: TileModel, frame: np.ndarray) -> list[Check]:
-    """Tile size, focus, exposure and glare on one frame, each with its fix."""
+@dataclass
+class Measures:
+    """What one frame (or the median of several) shows: the tile size (None: no mat or markers seen) and where it
+    came from, and focus, face grey and share of glaring tiles (None: no face-up tile found)."""
+
+    height: int
+    tile_px: float | None
+    source: str
+    focus: float | None
+    grey: float | None
+    glare: float | None
+
+
+def measure_frame(model: TileModel, frame: np.ndarray) -> Measures:
+    """Tile size, focus, exposure and glare on one frame."""
     boxes, px, source = tile_boxes(model, frame)
-    h = frame.shape[0]
+    if not boxes:
+        return Measures(frame.shape[0], px, source, None, None, None)
+    light = np.array([tile_light(frame, b) for b in boxes])
+    return Measures(frame.shape[0], px, source, float(np.median([tile_focus(frame, b) for b in boxes])),
+                    float(np.median(light[:, 0])), float((light[:, 1] >= GLARE_SHARE).mean()))
+
+
+def combine(measures: list[Measures]) -> Measures:
+    """The median of each measure over several frames of one camera, over the frames where it could be measured:
+    a hand passing over the mat, or a frame where the tiles were not found, does not decide; a camera too coarse
+    to show the markers fails on every frame, so its size stays None."""
+    def med(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return float(np.median(known)) if known else None
+
+    sources = [m.source for m in measures if m.tile_px is not None]
+    return Measures(measures[0].height, med([m.tile_px for m in measures]),
+                    max(set(sources), key=sources.count) if sources else measures[0].source,
+                    med([m.focus for m in measures]), med([m.grey for m in measures]), med([m.glare for m in measures]))
+
+
+def judge(m: Measures) -> list[Check]:
+    """The pass/fail table for these measures, each line with its fix."""
     out = []
-    if px is None:
+    if m.tile_px is None:
         out.append(Check("tile size", None, "px", f">= {MIN_TILE_PX:.0f}", False,
                          "no set-up mat or table markers seen: lay the mat with some tiles on it in view, in light; "
                          "if it is in view, the picture is too coarse to find its markers, so tiles would be too "
                          "small to read: use 1080p, or bring the camera closer"))
     else:
-        at_1080 = px * 1080 / h
-        more = f"use 1080p (tiles would be about {at_1080:.0f} px), or " if h < 1000 and at_1080 >= MIN_TILE_PX \
-            else ""
-        out.append(Check(f"tile size ({source})", px, "px", f">= {MIN_TILE_PX:.0f}", px >= MIN_TILE_PX,
+        px = m.tile_px
+        at_1080 = px * 1080 / m.height
+        more = f"use 1080p (tiles would be about {at_1080:.0f} px), or " if m.height < 1000 and \
+            at_1080 >= MIN_TILE_PX else ""
+        out.append(Check(f"tile size ({m.source})", px, "px", f">= {MIN_TILE_PX:.0f}", px >= MIN_TILE_PX,
                          f"tiles are {px:.0f} px wide: {more}bring the camera closer to the table (half the "
                          "distance doubles them)"))
-    if not boxes:
+    if m.focus is None or m.grey is None or m.glare is None:
         for name in ("focus", "exposure", "glare"):
             out.append(Check(name, None, "", "", None, "no face-up tile found to measure it on"))
         return out
-    focus = float(np.median([tile_focus(frame, b) for b in boxes]))
-    light = np.array([tile_light(frame, b) for b in boxes])
-    grey = float(np.median(light[:, 0]))
-    glare = float((light[:, 1] >= GLARE_SHARE).mean())
+    focus, grey, glare = m.focus, m.grey, m.glare
     out.append(Check("focus", focus, "", f">= {FOCUS_MIN:.0f}", focus >= FOCUS_MIN,
                      "the tiles are blurred: focus the camera on the table (or clean its lens), and keep it still"))
     out.append(Check("exposure", grey, "grey", f"{DARK_GREY:.0f}-{BRIGHT_GREY:.0f}", DARK_GREY <= grey < BRIGHT_GREY,
@@ -116,6 +149,16 @@ def check_frame(model: TileModel, frame: np.ndarray) -> list[Check]:
     out.append(Check("glare", 100 * glare, "% of tiles", f"<= {100 * GLARE_TILES:.0f}", glare <= GLARE_TILES,
                      "a lamp shines back off the tiles: move it to the side, or diffuse it"))
     return out
+
+
+def check_frame(model: TileModel, frame: np.ndarray) -> list[Check]:
+    """Tile size, focus, exposure and glare on one frame, each with its fix."""
+    return judge(measure_frame(model, frame))
+
+
+def check_frames(model: TileModel, frames: list[np.ndarray]) -> list[Check]:
+    """The same checks on several frames of one camera, each measure the median over the frames (``combine``)."""
+    return judge(combine([measure_frame(model, f) for f in frames]))
 
 
 def check_timing(fps: float, latency_ms: float) -> list[Check]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import cv2
 
+from assistant.profile import ProfileError, load_profile
 from vision.image_file import ImageFileError, read_image
 from vision.photo import read_photo
 from vision.tile_model import TileModel, TileModelError, draw_overlay
@@ -27,11 +28,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write an overlay image with boxes and codes")
     p.add_argument("--model", type=Path, default=None,
                    help="model folder or enrolled set folder (default: the shipped models)")
-    p.add_argument("--set", dest="set_name", default=None, help="name of a set learned with `mahj setup tiles`")
+    p.add_argument("--profile", type=Path, help="profile TOML: its learned set (camera.tile_set, written by `mahj "
+                                                "setup tiles --profile`) reads the image")
+    p.add_argument("--set", dest="set_name", default=None,
+                   help="name of a set learned with `mahj setup tiles` (default: the profile's set, if any)")
+    p.add_argument("--no-set", action="store_true",
+                   help="read with the shipped model, not the profile's learned set")
     p.add_argument("--stretched", action="store_true",
                    help="the image was stretched out of shape (a square export, a screenshot): also read it "
                         "squeezed back along either side and keep the reading that suits it (slower)")
     p.set_defaults(func=run)
+
+
+def _profile_set(path: Path | None) -> str:
+    """The learned set the profile reads with ("" for none, or no profile)."""
+    return load_profile(path).camera.tile_set if path is not None else ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,11 +51,23 @@ def run(args: argparse.Namespace) -> int:
     except ImageFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if args.no_set and args.set_name:
+        print("error: --set and --no-set: give one (--no-set reads with the shipped model)")
+        return 2
+    try:
+        tile_set = args.set_name or ("" if args.no_set or args.model else _profile_set(args.profile))
+    except ProfileError as exc:
+        print(f"error: {exc}")
+        return 2
     try:
         from vision.enroll import load_set
         from vision.tile_model import sets_dir
 
-        model = load_set(sets_dir() / args.set_name) if args.set_name else TileModel.load(args.model)
+        if tile_set and not (sets_dir() / tile_set).is_dir():
+            print(f"error: no set {tile_set!r} in {sets_dir()} (see `mahj setup tiles --list`; --no-set reads "
+                  "with the shipped model)")
+            return 2
+        model = load_set(sets_dir() / tile_set) if tile_set else TileModel.load(args.model)
     except (TileModelError, ValueError) as exc:
         print(f"error: {exc}")
         return 2
@@ -59,10 +82,12 @@ def run(args: argparse.Namespace) -> int:
             return 2
     up = [d for d in dets if d.face == "up"]
     if args.json:
-        print(json.dumps({"image": str(args.image), "width": frame.shape[1], "height": frame.shape[0],
+        print(json.dumps({"image": str(args.image), "tile_set": tile_set or None,
+                          "width": frame.shape[1], "height": frame.shape[0],
                           "read_scale": [round(v, 4) for v in scale], "tiles": [d.to_json() for d in dets]}))
     else:
-        print(f"{args.image}: {len(dets)} tiles, {len(up)} face up, {len(dets) - len(up)} face down")
+        print(f"{args.image}: {len(dets)} tiles, {len(up)} face up, {len(dets) - len(up)} face down"
+              + (f" (read with your set '{tile_set}'; --no-set: the shipped model)" if tile_set else ""))
         if scale != (1.0, 1.0):
             print(f"  (the photo looks stretched: read resized to {scale[0]:.3g} x its width, "
                   f"{scale[1]:.3g} x its height)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from assistant.arguments import seat_arg
@@ -33,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", type=Path, help="journal file; if it exists, the game resumes from it")
     p.add_argument("--resume", action="store_true", help="resume the latest unfinished journal in journal_dir")
     p.add_argument("--annotate", type=Path, metavar="MP4", help="also write an annotated video")
+    p.add_argument("--no-set", action="store_true",
+                   help="read tiles with the shipped model, not the profile's learned set (camera.tile_set)")
     p.add_argument("--join", action="store_true",
                    help="the game is already in progress: mahj asks who is East, whose turn it is and how many wall "
                         "tiles are left (or take them from --east, --turn, --wall)")
@@ -79,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         profile = load_profile(args.profile)
     except ProfileError as exc:
         return fail(args, str(exc))
+    if args.no_set:
+        profile = replace(profile, camera=replace(profile.camera, tile_set=""))
     spec = args.camera if args.camera is not None else args.video or args.frames or profile.camera.source
     journal = args.journal
     if journal is None and args.resume:

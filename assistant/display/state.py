@@ -71,6 +71,7 @@ class TableView:
         self.question: dict | None = None  # the open question the camera's evidence raised (engine/referee/doubt.py)
         self.pending = ""  # a correction that would end or restart a game, waiting for an ok (assistant/corrections.py)
         self.status: str = "Waiting for the game to start"
+        self.camera: list[str] = []  # the camera check's failures at the start (assistant/startup_check.py)
         self.log: deque[str] = deque(maxlen=12)
         self.last_announcement = ""
 
@@ -248,6 +249,12 @@ class TableView:
         self.log.appendleft(text)
         self.seq += 1
 
+    def camera_warnings(self, lines: list[str]) -> None:
+        """The camera check found the camera wanting: shown until the session ends (the camera stays as it is
+        unless someone moves it or the light, and then `mahj setup camera` is the check to run)."""
+        self.camera = list(lines)
+        self.seq += 1
+
     def _say(self, text: str) -> None:
         self.last_announcement = text
         if text:
@@ -262,6 +269,7 @@ class TableView:
                       for t, n in sorted(self.floor.items(), key=lambda kv: INDEX.get(kv[0], len(INDEX))) if n > 0],
             "floor_total": sum(self.floor.values()),
             "seats": self.seats, "mahjong": self.mahjong, "payments": self.payments, "balances": self.balances,
-            "help": self.help, "question": self.question, "pending": self.pending, "status": self.status,
+            "help": self.help, "camera": self.camera, "question": self.question, "pending": self.pending,
+            "status": self.status,
             "log": list(self.log), "announce": self.last_announcement, "answers": all_answers(self),
         }

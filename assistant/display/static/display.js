@@ -83,6 +83,10 @@ function render(s) {
   const help = $("help");
   help.hidden = !s.help;
   help.textContent = s.help ? `Please check: ${s.help}` : "";
+  const cam = s.camera || [];
+  $("camera-warn").hidden = !cam.length;
+  $("camera-warn").innerHTML = cam.length ? `<p>Camera:</p><ul>${cam.map((c) => `<li>${esc(c)}</li>`).join("")}</ul>` : "";
+  renderSetup(s.setup);
   $("log").innerHTML = s.log.map((l) => `<li>${esc(l)}</li>`).join("");
   if (s.seq !== last.seq && (s.announce !== last.announce || s.window.state !== last.window) && last.seq >= 0) {
     $("announce").textContent = s.announce;
@@ -90,6 +94,35 @@ function render(s) {
   last = { seq: s.seq, announce: s.announce, window: s.window.state };
   window.__mahjUpdates.push({ seq: s.seq, published_ms: s.published_ms, rendered_ms: Date.now() });
   if (window.__mahjUpdates.length > 500) window.__mahjUpdates.shift();
+}
+
+// `mahj setup tiles`: the set-up panel alone, each box of the mat as the last capture saw it (laid out as printed,
+// a row of boxes a list), what to fix, and at the end how sure the learned set is. The step is announced.
+let lastStep = "";
+function renderSetup(su) {
+  $("main").classList.toggle("setting-up", !!su);
+  $("setup").hidden = !su;
+  if (!su) return;
+  $("setup-step").textContent = su.step;
+  const cap = su.capture;
+  $("setup-sheets").innerHTML = cap ? cap.sheets.map((sh) =>
+    `<h3 id="sheet-${sh.sheet}">Sheet ${sh.sheet}</h3><div class="mat" role="group" aria-labelledby="sheet-${sh.sheet}">` +
+    sh.rows.map((row) => `<ul class="mat-row">${row.map((c) =>
+      `<li class="cell cell-${c.kind}" title="${esc(c.name)}"><span class="cell-label">${esc(c.label)}</span>` +
+      ` <span class="cell-state">${esc(c.words)}</span></li>`).join("")}</ul>`).join("") + "</div>").join("")
+    : "<p>No capture yet.</p>";
+  const fix = cap ? cap.problems.concat(cap.doubts) : [];
+  $("setup-problems").innerHTML = (su.error ? `<p class="setup-error">${esc(su.error)}</p>` : "") +
+    (fix.length ? `<h3>To fix</h3><ul class="setup-fix">${fix.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>` : "");
+  const r = su.report;
+  $("setup-report").innerHTML = !r ? "" : `<h3>Learned: ${r.tiles} tiles from ${r.captures} capture(s) in ${r.seconds} s</h3>` +
+    (!r.checked ? "<p>How sure it is cannot be checked from one capture: add a second (turn the mat).</p>" :
+      "<ul>" + Object.entries(r.sure).filter(([, k]) => k.length)
+        .map(([level, kinds]) => `<li><strong>${esc(level)}:</strong> ${esc(kinds.join(", "))}</li>`).join("") + "</ul>") +
+    (r.alike.length ? `<ul class="setup-fix">${r.alike.map((a) => `<li>${esc(a)}</li>`).join("")}</ul>` : "");
+  const said = `${su.step}` + (fix.length ? `: ${fix.length} thing${fix.length === 1 ? "" : "s"} to fix` : "");
+  if (said !== lastStep) $("announce").textContent = said;
+  lastStep = said;
 }
 
 // A set of tiles as pictures, named as a whole for screen readers ("Green Dragon, Green Dragon, Joker").
