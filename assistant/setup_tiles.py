@@ -18,14 +18,13 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 
 from assistant.camera import grab, open_camera
 from assistant.display.setup_view import cell_json, setup_snapshot
-from assistant.profile import ProfileError, load_profile
+from assistant.profile import DisplaySettings, ProfileError, load_profile
 from vision.enroll import Capture, EnrolError, alike_advice, learn, read_capture
 from vision.image_file import ImageFileError, read_image
 from vision.mat import MatError, label
@@ -68,7 +67,7 @@ class Screen:
     """The table display during set-up (or nothing, when it is off or cannot start): each capture's boxes and
     then the report, published as whole snapshots like a game's."""
 
-    def __init__(self, args: argparse.Namespace, settings: Any) -> None:
+    def __init__(self, args: argparse.Namespace, settings: DisplaySettings) -> None:
         self.name = args.set_name
         self.server = None
         self.url = ""

@@ -87,6 +87,11 @@ def physical_sets() -> dict[str, str]:
     return {f"{d}:{a}-{b}": looks for d, a, b, looks in rows[1:]}
 
 
+#: Labels the collections get wrong, found looking at the weakest kinds: camerash's 350.jpg is labelled dots-8 but
+#: shows nine dots and a 9 in its corner (the shipped classifier trained on it as an 8 Dot: splits/camerash-train).
+LABEL_FIXES = {("camerash", "350.jpg"): "9D"}
+
+
 def physical_faces(name: str) -> tuple[Faces, Faces]:
     """The crops numbered first..last of one collection (one physical set), split as ``_split`` does."""
     from datasets.real import CAMERASH, camerash_items
@@ -98,7 +103,7 @@ def physical_faces(name: str) -> tuple[Faces, Faces]:
         items, folder = camerash_items(), CAMERASH / "tiles-resized"
     else:
         items, folder = _justinchan_items(), JUSTINCHAN / "images"
-    keep = [(n, c) for n, c in items if first <= int(Path(n).stem) <= last]
+    keep = [(n, LABEL_FIXES.get((dataset, n), c)) for n, c in items if first <= int(Path(n).stem) <= last]
     keep.sort(key=lambda nc: int(Path(nc[0]).stem))
     return _split([cv2.imread(str(folder / n)) for n, _ in keep], [c for _, c in keep])
 
@@ -184,7 +189,8 @@ def _states(caps: list) -> dict[str, int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", nargs="+", choices=sorted(SETS), default=sorted(SETS))
+    ap.add_argument("--sets", nargs="+", choices=sorted(SETS) + list(physical_sets()), default=sorted(SETS),
+                    help="sets to measure: the three mixed ones, or physical sets such as camerash:339-374")
     ap.add_argument("--physical", action="store_true", help="each physical set of camerash and justinchan in turn")
     ap.add_argument("--captures", type=int, default=3)
     ap.add_argument("--json", type=Path)
