@@ -1,0 +1,1 @@
+"""Alembic migrations of the tournament database (run by ``assistant.tournament.db.upgrade``)."""

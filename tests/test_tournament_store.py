@@ -1,0 +1,195 @@
+"""The tournament database on SQLite and PostgreSQL: creation, migrations, idempotent reports, disputes,
+corrections, tokens, rounds and standings."""
+
+import json
+import threading
+
+import pytest
+from sqlalchemy import func, select
+
+from assistant.tournament import db
+from assistant.tournament.reports import correct, resolve, submit, table_status
+from assistant.tournament.store import Role, Store, TournamentError
+from tests.tournament_kit import BACKENDS, NAMES, database_url, new_tournament, wall, win
+
+DIRECTOR = Role("director")
+HAND = {"concealed": "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 8B"}
+
+
+@pytest.fixture(params=BACKENDS)
+def url(request, tmp_path):
+    return database_url(request.param, tmp_path, request)
+
+
+@pytest.fixture
+def made(url):
+    store, tokens = new_tournament(url)
+    yield store, tokens
+    store.close()
+
+
+def _count(store, table):
+    with store.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def test_migrations_make_the_schema_the_code_uses(made):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    store, _ = made
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), db.metadata)
+    assert diff == []
+    db.upgrade(store.engine)  # again: nothing to do, nothing lost
+    assert _count(store, db.players) == len(NAMES)
+
+
+def test_new_seats_round_one_and_refuses_a_second_tournament(made, url):
+    store, tokens = made
+    seating = store.seating(1)
+    assert sorted(len(s) for s in seating.values()) == [3, 4, 4]
+    assert sorted(n for s in seating.values() for n in s.values()) == sorted(NAMES)
+    assert set(tokens) == {"director", "1", "2", "3"}
+    assert store.role_of(tokens["2"]) == Role("table", 2) and store.role_of(tokens["director"]) == DIRECTOR
+    with pytest.raises(TournamentError, match="already holds the tournament 'Spring Open'"):
+        new_tournament(url)
+    assert _count(store, db.players) == len(NAMES)
+
+
+def test_a_resend_counts_once_and_an_equal_report_agrees(made):
+    store, _ = made
+    body = win(1, 1, client="phone-1")
+    first = submit(store, Role("table", 1), body)
+    assert first["status"] == "counted" and first["points"] == {"A": 25, "B": 0, "C": 0, "D": 0}
+    again = submit(store, Role("table", 1), body)
+    assert again["status"] == "duplicate" and again["report"] == first["report"]
+    other = submit(store, Role("table", 1), win(1, 1, client="camera-1", source="camera"))
+    assert other["status"] == "agrees"
+    assert _count(store, db.results) == 1
+    assert [s.points for s in store.standings() if s.points] == [25]
+
+
+def test_a_different_report_is_a_dispute_never_an_overwrite(made):
+    store, _ = made
+    submit(store, Role("table", 2), win(2, 1))
+    out = submit(store, Role("table", 2), wall(2, 1))
+    assert out["status"] == "disputed"
+    before = [(s.name, s.points) for s in store.standings()]
+    assert dict(before)[store.seating(1)[2]["A"]] == 25  # the first result still counts
+    with pytest.raises(TournamentError, match="open dispute"):
+        store.next_round(force=True)
+    with pytest.raises(TournamentError, match="who makes it and why"):
+        resolve(store, 1, keep=False, who="", why="")
+    assert resolve(store, 1, keep=False, who="Judy (TD)", why="the table agreed it was a wall game")
+    points = {s.name: s.points for s in store.standings()}
+    assert all(points[n] == 10 for n in store.seating(1)[2].values())
+    with pytest.raises(TournamentError, match="already resolved"):
+        resolve(store, 1, keep=True, who="Judy", why="again")
+    with store.engine.connect() as conn:
+        log = conn.execute(select(db.corrections)).mappings().all()
+    assert [(c["who"], c["why"]) for c in log] == [("Judy (TD)", "the table agreed it was a wall game")]
+
+
+def test_same_client_id_with_another_result_is_refused(made):
+    store, _ = made
+    submit(store, Role("table", 1), win(1, 2, client="x"))
+    with pytest.raises(TournamentError, match="needs a new client_id") as exc:
+        submit(store, Role("table", 1), wall(1, 2, client="x"))
+    assert exc.value.status == 409 and _count(store, db.reports) == 1
+
+
+@pytest.mark.parametrize(("body", "role", "message", "status"), [
+    (win(9, 1), DIRECTOR, "tables 1..3", 404),
+    (win(1, 1, round_no=2), DIRECTOR, "round 2 has not started", 409),
+    (win(1, 1, round_no=7), DIRECTOR, "rounds 1..3", 404),
+    (win(1, 5), DIRECTOR, "games 1..4", 404),
+    (win(1, 1), Role("table", 2), "cannot report for table 1", 403),
+    (win(1, 1, hand={"concealed": "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 9B"}, line=None), DIRECTOR,
+     "not Mah Jongg on the card", 422),
+    (win(1, 1, line={"section": "2468", "number": 99}), DIRECTOR, "no line 2468 #99", 422),
+    (win(1, 1, winner="Q"), DIRECTOR, "seat letter A-D", 400),
+    (win(1, 1, discarder="A"), DIRECTOR, "another player", 422),
+    (win(1, 1, client_id=""), DIRECTOR, "client_id", 400),
+    (win(1, 1, source="camera", penalties=[{"seat": "B", "kind": "nap"}]), DIRECTOR, "not one to report", 422),
+])
+def test_bad_reports_change_nothing(made, body, role, message, status):
+    store, _ = made
+    with pytest.raises(TournamentError, match=message) as exc:
+        submit(store, role, body)
+    assert exc.value.status == status
+    assert _count(store, db.reports) == 0 and _count(store, db.results) == 0
+
+
+def test_a_hand_given_as_tiles_is_verified_and_scored_from_the_card(made):
+    store, _ = made
+    out = submit(store, DIRECTOR, win(3, 1, hand=HAND, line=None, self_picked=True, discarder=None))
+    assert out["points"]["A"] == 25 + 10 + 20  # the card says jokerless; self-picked
+    with store.engine.connect() as conn:
+        body = json.loads(conn.execute(select(db.reports.c.body)).scalar_one())
+    assert body["line"] == {"section": "2468", "number": 2} and len(body["tiles"]["concealed"]) == 14
+
+
+def test_tokens_stale_after_renewal(made):
+    store, tokens = made
+    fresh = store.renew_token(2)
+    assert store.role_of(fresh) == Role("table", 2)
+    with pytest.raises(TournamentError, match="stale token: table 2's token was replaced"):
+        store.role_of(tokens["2"])
+    with pytest.raises(TournamentError, match="not one of this tournament's"):
+        store.role_of("guess")
+    assert store.role_of(tokens["1"]) == Role("table", 1)
+
+
+def test_round_next_needs_every_game_or_force_and_rotates(made):
+    store, _ = made
+    for g in range(1, 5):
+        submit(store, DIRECTOR, wall(1, g))
+    with pytest.raises(TournamentError, match="lacks 8 game"):
+        store.next_round()
+    assert store.current_round() == 1
+    assert store.next_round(force=True, who="Judy") == 2
+    status = table_status(store, 1)
+    assert all(t["complete"] for t in status)
+    one, two = store.seating(1), store.seating(2)
+    where1 = {n: (t, x) for t, s in one.items() for x, n in s.items()}
+    where2 = {n: (t, x) for t, s in two.items() for x, n in s.items()}
+    step = {"A": 0, "B": 1, "C": 2, "D": -1}
+    assert all(where2[n] == ((t - 1 + step[x]) % 3 + 1, x) for n, (t, x) in where1.items())
+    points = {s.name: s.points for s in store.standings()}
+    assert all(points[n] == 40 for n in one[1].values())  # four wall games at table 1; the rest scored zero
+
+
+def test_director_correction_replaces_with_who_when_why(made):
+    store, _ = made
+    submit(store, Role("table", 3), win(3, 2))
+    out = correct(store, wall(3, 2, client="td-1"), who="Judy", why="scorer picked the wrong winner")
+    assert out["status"] == "corrected"
+    pts = {s.name: s.points for s in store.standings()}
+    assert {pts[n] for n in store.seating(1)[3].values()} == {10}
+
+
+def test_concurrent_reports_for_one_game_count_once(made):
+    """Eight senders race the same game: one counts, equal ones agree, none is lost or counted twice."""
+    store, _ = made
+    outs, errors = [], []
+
+    def send(i):
+        try:
+            outs.append(submit(store, DIRECTOR, win(1, 3, client=f"c{i}") if i % 2 else win(1, 3, client=f"c{i}")))
+        except Exception as exc:  # noqa: BLE001 - the assertion below names it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert sorted(o["status"] for o in outs) == ["agrees"] * 7 + ["counted"]
+    assert _count(store, db.results) == 1 and _count(store, db.reports) == 8
+
+
+def test_open_without_a_tournament_says_how_to_make_one(tmp_path):
+    with pytest.raises(TournamentError, match="mahj tournament new"):
+        Store.open(str(tmp_path / "empty.db"))

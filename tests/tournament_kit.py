@@ -1,0 +1,66 @@
+"""Shared by the tournament tests: a database URL for each backend, a small tournament, report bodies.
+
+PostgreSQL cases use MAHJ_TEST_POSTGRES_URL (``.ci/run`` starts a server and sets it), each test in a schema of
+its own. Without the URL they skip, except under CI (the CI variable set), where a missing server must fail.
+"""
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from engine.card import SAMPLE_CARD
+from engine.referee.profile import PROFILES_DIR
+
+PG_ENV = "MAHJ_TEST_POSTGRES_URL"
+BACKENDS = ["sqlite", "postgresql"]
+NAMES = [f"Player {i:02d}" for i in range(1, 12)]  # 11 players at 3 tables: one 3-player table
+
+
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database of ``backend``; dropped again when the test ends."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'tournament.db'}"
+    base = os.environ.get(PG_ENV)
+    if not base:
+        if os.environ.get("CI"):
+            pytest.fail(f"{PG_ENV} is not set: CI must run the PostgreSQL cases (.ci/run starts the server)")
+        pytest.skip(f"set {PG_ENV}=postgresql+psycopg://USER:PASSWORD@HOST/DB to run the PostgreSQL cases")
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    plain = base.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+
+    def drop() -> None:
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+    request.addfinalizer(drop)
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}options=-csearch_path%3D{schema}"
+
+
+def profile_and_card() -> tuple[tuple[str, str], tuple[str, str]]:
+    return ((PROFILES_DIR / "mahjcon.toml").read_text(), "mahjcon"), (SAMPLE_CARD.read_text(), str(SAMPLE_CARD))
+
+
+def new_tournament(url: str, tables: int = 3, rounds: int = 3, games: int = 4, names=NAMES, seed: int = 1):
+    from assistant.tournament.store import Store
+
+    profile, card = profile_and_card()
+    return Store.create(url, "Spring Open", names, tables, rounds, games, profile, card, seed=seed)
+
+
+def win(table: int, game: int, round_no: int = 1, client: str | None = None, **kw) -> dict:
+    """A win by A on a discard from B, given as a card line, unless ``kw`` says otherwise."""
+    body = {"round": round_no, "table": table, "game": game, "client_id": client or uuid.uuid4().hex,
+            "outcome": "mahjong", "winner": "A", "discarder": "B", "line": {"section": "2468", "number": 1}}
+    return body | kw
+
+
+def wall(table: int, game: int, round_no: int = 1, client: str | None = None, **kw) -> dict:
+    return {"round": round_no, "table": table, "game": game, "client_id": client or uuid.uuid4().hex,
+            "outcome": "wall_game"} | kw
