@@ -79,7 +79,7 @@ class Store:
             upgrade(engine)
         except Exception as exc:
             engine.dispose()
-            raise TournamentError(f"--db {url}: cannot open the database ({_first_line(exc)})", 2) from None
+            raise TournamentError(f"--db {url}: cannot open the database ({_first_line(exc)})", 400) from None
         return cls(engine)
 
     @classmethod
@@ -101,13 +101,13 @@ class Store:
         try:
             upgrade(engine)
         except Exception as exc:
-            raise TournamentError(f"--db {url}: cannot open the database ({_first_line(exc)})", 2) from None
+            raise TournamentError(f"--db {url}: cannot open the database ({_first_line(exc)})", 400) from None
         tokens = {"director": new_token()} | {str(t): new_token() for t in range(1, tables + 1)}
         stamp = now()
         with engine.begin() as conn:
             if conn.execute(select(func.count()).select_from(db.tournament)).scalar_one():
                 existing = conn.execute(select(db.tournament.c.name)).scalar_one()
-                raise TournamentError(f"--db {url} already holds the tournament {existing!r}; give another --db", 1)
+                raise TournamentError(f"--db {url} already holds the tournament {existing!r}; give another --db", 409)
             conn.execute(insert(db.tournament).values(
                 id=1, name=name, tables=tables, rounds=rounds, games_per_round=games_per_round, current_round=1,
                 profile_name=profile[1], profile_text=profile[0], card_name=card[1], card_text=card[0],

@@ -1,0 +1,1 @@
+"""The tournament pages (HTML, CSS, JavaScript), package data."""

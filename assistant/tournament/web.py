@@ -1,0 +1,255 @@
+"""``mahj tournament serve``: the pages (standings, director, one scorer page per table) and the report API.
+
+The same Starlette and uvicorn as the table display, and the same rules for who may do what: a request whose
+Host header names another machine is refused (DNS rebinding); reading is open to this computer and needs a
+token from any other (the page opened with ``?token=`` keeps it in a strict same-site cookie for its own
+files); every request that writes needs a token in the URL or a header, never the cookie alone. A table's token
+writes only its own table's reports; the director's token writes everything. ``--public-standings`` opens the
+standings (and only them) to the whole LAN, for a screen in the hall.
+
+Database work runs in Starlette's thread pool; each answer goes out after its transaction committed.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from assistant.display.app import _host_ok, _is_loopback, _token_of
+from assistant.tournament import reports
+from assistant.tournament.hands import result_of
+from assistant.tournament.store import Role, Store, TournamentError
+from engine.tournament import east_of_game
+
+STATIC = resources.files("assistant.tournament") / "static"
+PAGES = {"standings": "standings.html", "director": "director.html", "table": "scorer.html"}
+STATIC_FILES = {"tournament.css": "text/css", "common.js": "text/javascript", "standings.js": "text/javascript",
+                "director.js": "text/javascript", "scorer.js": "text/javascript"}
+COOKIE = "mahj_tournament_token"
+
+
+def _error(exc: TournamentError) -> JSONResponse:
+    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+
+def create_app(store: Store, public_standings: bool = False) -> Starlette:
+    """The tournament app over ``store``."""
+
+    async def role(request: Request, mutating: bool) -> Role | None:
+        """The token's role; None for a reader on this computer with no token. Raises TournamentError."""
+        if not _host_ok(request):
+            raise TournamentError("this server answers only to its own address (Host header refused)", 403)
+        token = _token_of(request, cookie=not mutating)
+        if not token and not mutating and _is_loopback(request):
+            return None
+        return await run_in_threadpool(store.role_of, token)
+
+    def guarded(need: str, mutating: bool = False) -> Callable:
+        """``need``: "read" (any token, or this computer), "table" (that table's or the director's token),
+        "director"; "public" is "read" unless --public-standings opened it to the LAN."""
+
+        def wrap(handler: Callable[..., Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+            async def endpoint(request: Request) -> Response:
+                try:
+                    if need == "public" and public_standings and _host_ok(request):
+                        who = None
+                    else:
+                        who = await role(request, mutating)
+                    if need == "director" and (who or Role("local")).kind != "director" and (mutating or who):
+                        raise TournamentError("this needs the director's token", 403)
+                    if need == "table" and who is not None:
+                        table = int(request.path_params.get("table", 0))
+                        if not who.may_write(table):
+                            raise TournamentError(f"this token is table {who.table}'s, not table {table}'s", 403)
+                    return await handler(request, who)
+                except TournamentError as exc:
+                    return _error(exc)
+            return endpoint
+        return wrap
+
+    async def body_of(request: Request) -> Any:
+        try:
+            return await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise TournamentError("the body must be JSON", 400) from None
+        except RecursionError:
+            raise TournamentError("the body is nested too deeply", 400) from None
+
+    def page(name: str) -> Callable:
+        async def handler(request: Request, who: Role | None) -> Response:
+            response = FileResponse(str(STATIC / PAGES[name]), headers={"Cache-Control": "no-store"})
+            token = request.query_params.get("token", "")
+            if token and who is not None:
+                response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+            return response
+        return handler
+
+    async def index(request: Request) -> Response:
+        return RedirectResponse("/standings")
+
+    @guarded("public")
+    async def static(request: Request, who: Role | None) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC_FILES:
+            return JSONResponse({"error": "no such file"}, status_code=404)
+        return FileResponse(str(STATIC / name), media_type=STATIC_FILES[name])
+
+    @guarded("public")
+    async def standings_api(request: Request, who: Role | None) -> Response:
+        rows = await run_in_threadpool(store.standings)
+        current = await run_in_threadpool(store.current_round)
+        return JSONResponse({"tournament": store.name, "round": current, "rounds": store.rounds,
+                             "standings": [r.to_json() for r in rows]})
+
+    @guarded("director")
+    async def director_api(request: Request, who: Role | None) -> Response:
+        return JSONResponse(await run_in_threadpool(director_view, store))
+
+    @guarded("table")
+    async def table_api(request: Request, who: Role | None) -> Response:
+        table = int(request.path_params["table"])
+        if not 1 <= table <= store.tables:
+            raise TournamentError(f"table {table}: this tournament has tables 1..{store.tables}", 404)
+        return JSONResponse(await run_in_threadpool(table_view, store, table))
+
+    @guarded("read", mutating=True)
+    async def post_report(request: Request, who: Role | None) -> Response:
+        body = await body_of(request)
+        assert who is not None  # a mutating request always carries a token
+        return JSONResponse(await run_in_threadpool(reports.submit, store, who, body))
+
+    @guarded("director", mutating=True)
+    async def post_dispute(request: Request, who: Role | None) -> Response:
+        body = await body_of(request)
+        if not isinstance(body, dict) or not isinstance(body.get("keep"), bool):
+            raise TournamentError('say {"keep": true} (the counted result stands) or false (count this report)')
+        out = await run_in_threadpool(reports.resolve, store, int(request.path_params["id"]), body["keep"],
+                                      str(body.get("who", "")), str(body.get("why", "")))
+        return JSONResponse(out)
+
+    @guarded("director", mutating=True)
+    async def post_correction(request: Request, who: Role | None) -> Response:
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise TournamentError("a correction is a report with who and why")
+        out = await run_in_threadpool(reports.correct, store, body, str(body.get("who", "")),
+                                      str(body.get("why", "")))
+        return JSONResponse(out)
+
+    @guarded("director", mutating=True)
+    async def post_round(request: Request, who: Role | None) -> Response:
+        body = await body_of(request)
+        if not isinstance(body, dict):
+            raise TournamentError('say {"force": false, "who": NAME}')
+        new = await run_in_threadpool(store.next_round, bool(body.get("force")), str(body.get("who") or "director"))
+        return JSONResponse({"round": new})
+
+    routes = [Route("/", index), Route("/static/{name}", static),
+              Route("/standings", guarded("public")(page("standings"))),
+              Route("/director", guarded("director")(page("director"))),
+              Route("/table/{table:int}", guarded("table")(page("table"))),
+              Route("/api/standings", standings_api), Route("/api/director", director_api),
+              Route("/api/table/{table:int}", table_api),
+              Route("/api/reports", post_report, methods=["POST"]),
+              Route("/api/disputes/{id:int}", post_dispute, methods=["POST"]),
+              Route("/api/corrections", post_correction, methods=["POST"]),
+              Route("/api/round", post_round, methods=["POST"])]
+    return Starlette(routes=routes)
+
+
+def _summary(body_json: str) -> dict[str, Any]:
+    data = json.loads(body_json)
+    return asdict(result_of(body_json)) | {"line": data.get("line"), "east": data.get("east")}
+
+
+def table_view(store: Store, table: int) -> dict[str, Any]:
+    """What the scorer page shows: the round, who sits where, who is East, what is counted, the card's lines."""
+    from sqlalchemy import select
+
+    from assistant.tournament import db
+
+    with store.engine.connect() as conn:
+        current = store.current_round(conn)
+        seats = store.seating(current, conn).get(table, {})
+        rows = conn.execute(select(db.results.c.game, db.results.c.points, db.reports.c.body)
+                            .join(db.reports, db.reports.c.id == db.results.c.report_id)
+                            .where(db.results.c.round == current, db.results.c.table_no == table)).all()
+    counted = {g: {"points": json.loads(p), "result": _summary(b)} for g, p, b in rows}
+    east = {g: east_of_game(g, list(seats)) if len(seats) == 4 or g <= len(seats) else None
+            for g in range(1, store.games_per_round + 1)}
+    return {"tournament": store.name, "table": table, "round": current, "rounds": store.rounds,
+            "games_per_round": store.games_per_round, "seats": seats, "east": east,
+            "counted": {str(g): v for g, v in sorted(counted.items())},
+            "lines": [{"section": ln.section, "number": ln.number, "value": ln.value, "text": ln.text}
+                      for ln in store.card.lines], "card": store.card.name}
+
+
+def director_view(store: Store) -> dict[str, Any]:
+    from sqlalchemy import select
+
+    from assistant.tournament import db
+
+    current = store.current_round()
+    with store.engine.connect() as conn:
+        disputes = reports.open_disputes(conn)
+        counted = {(r, t, g): b for r, t, g, b in conn.execute(
+            select(db.results.c.round, db.results.c.table_no, db.results.c.game, db.reports.c.body)
+            .join(db.reports, db.reports.c.id == db.results.c.report_id)).all()}
+    queue = [{"id": d["id"], "round": d["round"], "table": d["table_no"], "game": d["game"], "source": d["source"],
+              "sent_at": d["sent_at"].isoformat(), "reported": _summary(d["body"]),
+              "counted": _summary(counted[d["round"], d["table_no"], d["game"]])} for d in disputes]
+    log = [{k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in c.items()}
+           for c in reports.corrections_log(store)]
+    return {"tournament": store.name, "round": current, "rounds": store.rounds,
+            "games_per_round": store.games_per_round, "tables": reports.table_status(store, current),
+            "disputes": queue, "corrections": log}
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before serving so ``--port 0`` can print the port it got."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def serve(store: Store, host: str, port: int, public_standings: bool = False, as_json: bool = False) -> int:
+    """Serve until Ctrl-C or SIGTERM; prints the addresses first (one JSON line with ``--json``)."""
+    import uvicorn
+
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        raise TournamentError(f"cannot listen on {host}:{port} ({exc.strerror}); pass --port N (0 = any free)", 409) \
+            from None
+    real = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    base = f"http://{shown}:{real}"
+    urls = {"standings": f"{base}/standings", "director": f"{base}/director?token=DIRECTOR_TOKEN",
+            "table": f"{base}/table/N?token=TABLE_TOKEN", "port": real}
+    if as_json:
+        print(json.dumps(urls), flush=True)
+    else:
+        print(f"{store.name}: standings {urls['standings']}\n  director's page: {urls['director']}\n"
+              f"  scorer pages: {urls['table']} (the table cards hold them)  (Ctrl-C to stop)", flush=True)
+    config = uvicorn.Config(create_app(store, public_standings), log_level="warning", lifespan="off",
+                            timeout_graceful_shutdown=2)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    sys.stdout.flush()
+    return 0
+
