@@ -64,3 +64,44 @@ def win(table: int, game: int, round_no: int = 1, client: str | None = None, **k
 def wall(table: int, game: int, round_no: int = 1, client: str | None = None, **kw) -> dict:
     return {"round": round_no, "table": table, "game": game, "client_id": client or uuid.uuid4().hex,
             "outcome": "wall_game"} | kw
+
+
+class Server:
+    """``mahj tournament serve`` in a process of its own (a real server: it can be killed like one)."""
+
+    def __init__(self, db_url: str, *extra: str) -> None:
+        self.db_url, self.extra = db_url, extra
+        self.proc = None
+        self.port = 0
+
+    def start(self) -> "Server":
+        import json
+        import subprocess
+        import sys
+
+        cmd = [sys.executable, "-m", "assistant.cli", "tournament", "serve", "--db", self.db_url, "--host",
+               "127.0.0.1", "--port", str(self.port), "--json", *self.extra]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     cwd=Path(__file__).resolve().parents[1])
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"server did not start: {self.proc.stderr.read()}")
+        self.port = json.loads(line)["port"]
+        return self
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, as in a power cut of the process."""
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except Exception:  # noqa: BLE001 - a server that ignores SIGTERM is killed
+                self.kill()

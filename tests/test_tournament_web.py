@@ -1,0 +1,114 @@
+"""The report API of a real `mahj tournament serve` process over HTTP, on SQLite and PostgreSQL: tokens, LAN
+rules, idempotent reports, disputes, and nothing acknowledged lost when the server is killed."""
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.tournament_kit import BACKENDS, Server, database_url, new_tournament, wall, win
+
+NAMES = [f"P{i}" for i in range(24)]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def served(request, tmp_path_factory):
+    """One server per backend for the module; each test reports on tables of its own."""
+    url = database_url(request.param, tmp_path_factory.mktemp("web"), request)
+    store, tokens = new_tournament(url, tables=6, rounds=2, names=NAMES)
+    store.close()
+    server = Server(url).start()
+    yield server, tokens
+    server.stop()
+
+
+def games_counted(server):
+    return sum(p["games"] for p in call(server, "/api/standings")[1]["standings"])
+
+
+def call(server, path, body=None, token=None, host=None, method=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(server.base + path, data=data, method=method or ("POST" if data else "GET"))
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    if host:
+        req.add_header("Host", host)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_reports_need_the_right_token(served):
+    server, tokens = served
+    assert call(server, "/api/reports", win(1, 1))[0] == 403
+    status, out = call(server, "/api/reports", win(1, 1), token="not-a-token")
+    assert status == 403 and "not one of this tournament's" in out["error"]
+    status, out = call(server, "/api/reports", win(1, 1), token=tokens["2"])
+    assert status == 403 and "cannot report for table 1" in out["error"]
+    assert call(server, "/api/reports", win(1, 1), token=tokens["1"])[1]["status"] == "counted"
+    assert call(server, "/api/reports", win(2, 1), token=tokens["director"])[1]["status"] == "counted"
+    status, out = call(server, "/api/round", {"force": True}, token=tokens["1"])
+    assert status == 403 and "director" in out["error"]
+
+
+def test_lan_rules_like_the_display(served):
+    server, tokens = served
+    status, out = call(server, "/api/standings", host="rebind.example.com")
+    assert status == 403 and "Host header" in out["error"]
+    assert call(server, "/api/standings")[0] == 200  # reading is open to this computer
+    assert call(server, "/api/director")[0] == 200
+    assert call(server, f"/api/director?token={tokens['1']}")[0] == 403  # a table token is not the director's
+
+
+def test_resend_dispute_and_resolution_over_http(served):
+    server, tokens = served
+    body = win(3, 2, client="phone-3-2")
+    first = call(server, "/api/reports", body, token=tokens["3"])[1]
+    again = call(server, "/api/reports", body, token=tokens["3"])[1]
+    assert (first["status"], again["status"], again["report"]) == ("counted", "duplicate", first["report"])
+    assert call(server, "/api/reports", wall(3, 2), token=tokens["3"])[1]["status"] == "disputed"
+    queue = call(server, "/api/director", token=tokens["director"])[1]["disputes"]
+    assert len(queue) == 1 and queue[0]["counted"]["outcome"] == "mahjong"
+    assert queue[0]["reported"]["outcome"] == "wall_game"
+    status, out = call(server, f"/api/disputes/{queue[0]['id']}", {"keep": True, "who": "TD", "why": "scorer "
+                                                                   "slip"}, token=tokens["director"])
+    assert status == 200 and out["resolution"] == "kept"
+    view = call(server, "/api/director", token=tokens["director"])[1]
+    assert view["disputes"] == [] and view["corrections"][0]["who"] == "TD"
+
+
+def test_bad_reports_are_answered_and_change_nothing(served):
+    server, tokens = served
+    before = games_counted(server)
+    for body, status, message in [(win(1, 4, round_no=2), 409, "round 2 has not started"),
+                                  (win(7, 1), 404, "tables 1..6"),
+                                  (win(1, 4, hand={"concealed": "1B 2B"}, line=None), 422, "not Mah Jongg"),
+                                  ({"round": 1}, 400, "table")]:
+        got, out = call(server, "/api/reports", body, token=tokens["director"])
+        assert got == status and message in out["error"], out
+    assert games_counted(server) == before
+
+
+def test_bad_json_body(served):
+    server, tokens = served
+    req = urllib.request.Request(server.base + "/api/reports", data=b"{nope", method="POST",
+                                 headers={"Authorization": f"Bearer {tokens['1']}"})
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(req, timeout=10)
+    assert exc.value.code == 400 and "must be JSON" in json.loads(exc.value.read())["error"]
+
+
+def test_nothing_acknowledged_is_lost_when_the_server_is_killed(served):
+    server, tokens = served
+    before = games_counted(server)
+    acked = [call(server, "/api/reports", wall(t, g), token=tokens[str(t)])[1] for t in (4, 5, 6) for g in (1, 2)]
+    assert all(a["status"] == "counted" for a in acked)
+    server.kill()
+    server.start()
+    assert games_counted(server) == before + 6 * 4
+    assert call(server, "/api/reports", wall(4, 1, client=acked[0]["client_id"]),
+                token=tokens["4"])[1]["status"] == "duplicate"
