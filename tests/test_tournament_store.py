@@ -193,3 +193,15 @@ def test_concurrent_reports_for_one_game_count_once(made):
 def test_open_without_a_tournament_says_how_to_make_one(tmp_path):
     with pytest.raises(TournamentError, match="mahj tournament new"):
         Store.open(str(tmp_path / "empty.db"))
+
+
+def test_postgres_cases_skip_without_a_server_but_fail_under_ci(monkeypatch, tmp_path, request):
+    from tests.tournament_kit import PG_ENV
+
+    monkeypatch.delenv(PG_ENV, raising=False)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the PostgreSQL cases"):
+        database_url("postgresql", tmp_path, request)
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match=PG_ENV):
+        database_url("postgresql", tmp_path, request)
