@@ -79,6 +79,7 @@ class Assistant:
         self._press_claims: dict[int, tuple[int, rev.Claim]] = {}  # seat -> (first contact ms, that press's claim)
         self.join: dict | None = None  # {east, turn, wall} (None: not known): the first game is joined in progress
         self.pending: tuple[dict, float] | None = None  # a correction that would end or restart a game: (request, t)
+        self.reporter: Any = None  # tournament mode: follows the rulings and reports each finished game
 
     def name(self, seat: int | None) -> str:
         return self.view.name(seat)
@@ -172,6 +173,8 @@ class Assistant:
             self.speaker.announce(r, self.name)
         if self.console is not None and not quiet:
             self.console.ruling(r, self.board)
+        if self.reporter is not None:
+            self.reporter.ruling(r)
 
     # --- what the camera saw ------------------------------------------------------------------------------
     def observe(self, observations: Iterable[Any]) -> None:

@@ -41,6 +41,7 @@ class Options:
     quiet: bool = False
     on_display: Callable[[str], Any] | None = None  # called with the display URL once it is up
     join: dict | None = None  # join a game in progress: {east, turn, wall}, None where not known
+    tournament: dict | None = None  # report finished games: {url, table, token, queue, round, game}
 
 
 def load_scoring(profile: Profile) -> Any:
@@ -104,6 +105,16 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
         stack.callback(speaker.close)
         if speaker.problem:
             console.text(f"speech: {speaker.problem}")
+
+    if opts.tournament is not None:
+        from assistant.tournament.client import Queue, Sender, TableReporter
+
+        t = opts.tournament
+        reporter = TableReporter(Sender(t["url"], t["table"], t["token"]), Queue(t["queue"]), round_no=t.get("round"),
+                                 game=t.get("game"), hand_of=assistant.view.declared.get,
+                                 say=lambda text: console.text(f"tournament: {text}"))
+        assistant.reporter = reporter
+        stack.callback(reporter.close)
 
     if opts.display and profile.display.enabled:
         from assistant.display import DisplayServer

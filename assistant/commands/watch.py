@@ -43,6 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --join: who is East (east/south/west/north or 0-3)")
     p.add_argument("--turn", type=seat_arg, metavar="SEAT", help="with --join: whose turn it is (to pick)")
     p.add_argument("--wall", type=wall_arg, metavar="N", help="with --join: about how many wall tiles are left")
+    p.add_argument("--tournament", metavar="URL", help="report each finished game to this tournament server "
+                                                       "(mahj tournament serve); offline, reports queue and resend")
+    p.add_argument("--table", type=int, metavar="N", help="with --tournament: this table's number")
+    p.add_argument("--token", metavar="T", help="with --tournament: the token on this table's card")
+    p.add_argument("--round", type=int, metavar="R", help="with --tournament: the round (default: the server's)")
+    p.add_argument("--game", type=int, metavar="G", help="with --tournament: the first game's number (default: the "
+                                                         "next one the server has not counted)")
     add_output_options(p)
     p.set_defaults(func=run)
 
@@ -69,6 +76,23 @@ def options_from(args: argparse.Namespace, profile: Profile) -> Options:
                    board_port=args.board, join=told if joining else None)
 
 
+def tournament_options(args: argparse.Namespace, journal: Path) -> dict | None:
+    """``--tournament URL --table N --token T``: where finished games go; the queue lies next to the journal."""
+    url = getattr(args, "tournament", None)
+    if url is None:
+        if any(getattr(args, k, None) is not None for k in ("table", "token", "round", "game")):
+            raise SetupError("--table, --token, --round and --game go with --tournament URL")
+        return None
+    if not url.startswith(("http://", "https://")):
+        raise SetupError(f"--tournament {url!r}: give the server's address, e.g. http://director.local:8780")
+    if args.table is None or not args.token:
+        raise SetupError("--tournament needs --table N and --token T (both on the table card)")
+    if args.table < 1 or (args.round is not None and args.round < 1) or (args.game is not None and args.game < 1):
+        raise SetupError("--table, --round and --game count from 1")
+    return {"url": url, "table": args.table, "token": args.token, "round": args.round, "game": args.game,
+            "queue": journal.parent / "tournament-queue.jsonl"}
+
+
 def fail(args: argparse.Namespace, message: str) -> int:
     print(json.dumps({"type": "error", "message": message}) if args.json else f"error: {message}")
     return 2
@@ -93,11 +117,13 @@ def run(args: argparse.Namespace) -> int:
     if journal is None:
         journal = profile.journal_dir / time.strftime("game-%Y%m%d-%H%M%S.jsonl")
     try:
+        opts = options_from(args, profile)
+        opts.tournament = tournament_options(args, journal)
         is_dir = not isinstance(spec, int) and Path(spec).is_dir()  # a video file knows its own frame rate
         source = FrameSource(spec, fps=profile.camera.fps if is_dir else None, paced=args.paced,
                              width=profile.camera.width, height=profile.camera.height)
         journal.parent.mkdir(parents=True, exist_ok=True)
-        result = watch(profile, options_from(args, profile), source, journal, annotate=args.annotate)
+        result = watch(profile, opts, source, journal, annotate=args.annotate)
     except (SourceError, SetupError, JournalError) as exc:
         return fail(args, str(exc))
     summary = {"type": "summary", "journal": str(result.journal), "frames": result.frames,

@@ -1,0 +1,127 @@
+"""A camera table reporting to a real tournament server on localhost (`mahj watch --tournament`): each finished
+game is reported as it ends with the same points the table's referee gave; offline, reports wait in the queue
+file next to the journal and are sent when the server is back, never counted twice."""
+
+import json
+import socket
+
+import pytest
+
+from assistant.cli import main
+from assistant.pipeline import Assistant
+from assistant.profile import Profile
+from assistant.tournament.client import Queue, Sender, TableReporter
+from assistant.wiring import load_game_card, load_scoring
+from datasets.misreads import camera_view
+from engine.referee import Referee
+from engine.referee.scripted import scripted_game
+from tests.tournament_kit import Server, new_tournament, wall
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('watch') / 't.db'}"
+    store, tokens = new_tournament(url)  # 11 players: table 3 seats three
+    seats = store.seating(1)
+    store.close()
+    server = Server(url).start()
+    yield server, tokens, seats
+    server.stop()
+
+
+def standings(server):
+    import urllib.request
+
+    with urllib.request.urlopen(server.base + "/api/standings", timeout=10) as res:
+        return {r["name"]: r["points"] for r in json.loads(res.read())["standings"]}
+
+
+def play(reporter, players, seed):
+    """One scripted game seen by the camera, through the pipeline with the reporter wired in."""
+    profile = Profile(players=("Ada", "Bob", "Cy", "Di" if players == 4 else ""), scoring="mahjcon")
+    card, scoring = load_game_card(profile), load_scoring(profile)
+    game = scripted_game(card, scoring, seed=seed, players=players, outcome="mahjong")
+    a = Assistant(Referee(card, scoring, players=profile.table_size), profile.players)
+    a.reporter = reporter
+    reporter.hand_of = a.view.declared.get
+    a.start_game(0.0)
+    a.observe(camera_view(game.events))
+    return next(r for r in a.rulings if r.kind == "settlement").data["payments"]
+
+
+@pytest.mark.parametrize(("table", "players", "seed"), [(1, 4, 0), (3, 3, 1)])
+def test_each_finished_game_is_reported_with_the_referees_points(event, tmp_path, table, players, seed):
+    server, tokens, seats = event
+    said = []
+    reporter = TableReporter(Sender(server.base, table, tokens[str(table)]), Queue(tmp_path / "q.jsonl"),
+                             say=said.append)
+    assert reporter.round == 1 and reporter.game == 1 and reporter.letters == list(seats[table])
+    before = standings(server)
+    payments = play(reporter, players, seed)
+    reporter.close()
+    assert reporter.queue.pending() == []
+    answer = next(iter(reporter.queue.answers.values()))
+    assert answer["status"] == "counted", (answer, said)
+    letters = list(seats[table])
+    assert answer["points"] == {letters[int(c)]: p for c, p in payments.items()}
+    after = standings(server)
+    for c, p in payments.items():
+        assert after[seats[table][letters[int(c)]]] - before[seats[table][letters[int(c)]]] == p
+    assert any("counted by the tournament" in s for s in said)
+    assert reporter.game == 2  # the next game at this table
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_offline_reports_queue_on_disk_and_resend_once(event, tmp_path):
+    server, tokens, seats = event
+    queue_file = tmp_path / "tournament-queue.jsonl"
+    said = []
+    down = f"http://127.0.0.1:{_free_port()}"
+    offline = TableReporter(Sender(down, 2, tokens["2"]), Queue(queue_file), round_no=1, game=1, say=said.append)
+    assert any("not reachable" in s for s in said)
+    play(offline, 4, 2)
+    offline.close(wait_s=0.5)
+    assert len(Queue(queue_file).pending()) == 1 and "kept in" in said[-1]
+    # The ack of an earlier report was lost: the server has it, the queue still holds it as pending.
+    lost = wall(2, 2, client="lost-ack", source="camera")
+    Queue(queue_file).add(lost)
+    import urllib.request
+
+    req = urllib.request.Request(server.base + "/api/reports", data=json.dumps(lost).encode(), method="POST",
+                                 headers={"Authorization": f"Bearer {tokens['2']}"})
+    urllib.request.urlopen(req, timeout=10).read()
+    before = standings(server)
+    back = TableReporter(Sender(server.base, 2, tokens["2"]), Queue(queue_file), say=said.append)
+    assert back.game == 3  # games 1 (queued) and 2 (counted) are taken
+    back.close()
+    answers = Queue(queue_file).answers
+    assert Queue(queue_file).pending() == [] and sorted(a["status"] for a in answers.values()) == ["counted",
+                                                                                                     "duplicate"]
+    after = standings(server)
+    assert sum(after.values()) - sum(before.values()) == sum(next(a for a in answers.values()
+                                                                  if a["status"] == "counted")["points"].values())
+
+
+def test_a_refused_report_is_not_resent_forever(event, tmp_path):
+    server, tokens, _ = event
+    said = []
+    reporter = TableReporter(Sender(server.base, 1, "stale-or-wrong"), Queue(tmp_path / "q.jsonl"), round_no=1,
+                             game=4, say=said.append)
+    reporter.queue.add(wall(1, 4, client="x", source="camera"))
+    reporter.close()
+    assert reporter.queue.pending() == [] and any("refused by the tournament" in s for s in said)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--tournament", "director.local:8780", "--table", "1", "--token", "t"], "give the server's address"),
+    (["--tournament", "http://x:1", "--token", "t"], "needs --table N and --token T"),
+    (["--table", "2"], "go with --tournament URL"),
+])
+def test_watch_tournament_options(capsys, tmp_path, argv, message):
+    assert main(["watch", "--frames", str(tmp_path), "--journal", str(tmp_path / "j.jsonl"), "--json", *argv]) == 2
+    assert message in json.loads(capsys.readouterr().out.strip().splitlines()[-1])["message"]
