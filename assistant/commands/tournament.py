@@ -168,6 +168,9 @@ def run_new(args: argparse.Namespace) -> int:
         raise Failed(f"--profile {args.profile}: cannot read it: {exc.strerror or exc}") from None
     except ProfileError as exc:
         raise Failed(str(exc)) from None
+    folder = args.cards.resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise Failed(f"--cards {args.cards}: cannot write there (no such folder, or not writable)")
     card_path = args.card or SAMPLE_CARD
     try:
         card = (card_path.read_text(encoding="utf-8-sig"), str(card_path))

@@ -167,9 +167,15 @@ def _sqlite(url) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A reader (``reading(engine)``) takes a snapshot and never blocks or waits for the writer (WAL).
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("read_only") else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def reading(engine: Engine) -> Engine:
+    """The same database for reads only: on SQLite a snapshot that does not take the write lock."""
+    return engine.execution_options(read_only=True)
 
 
 def upgrade(engine: Engine) -> None:

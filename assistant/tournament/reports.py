@@ -203,13 +203,13 @@ def record_unfinished(store: Store, conn: Connection, round_no: int, table: int,
 
 
 def corrections_log(store: Store) -> list[dict]:
-    with store.engine.connect() as conn:
+    with store.reader.connect() as conn:
         return [dict(r) for r in conn.execute(select(db.corrections).order_by(db.corrections.c.id)).mappings()]
 
 
 def table_status(store: Store, round_no: int) -> list[dict[str, Any]]:
     """Per table of a round: who sits there, which games are counted, and open disputes."""
-    with store.engine.connect() as conn:
+    with store.reader.connect() as conn:
         seating = store.seating(round_no, conn)
         done: dict[int, list[int]] = {}
         for t, g in conn.execute(select(db.results.c.table_no, db.results.c.game)

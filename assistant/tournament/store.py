@@ -19,7 +19,7 @@ from functools import cached_property
 from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from assistant.tournament import db
-from assistant.tournament.db import open_engine, upgrade
+from assistant.tournament.db import open_engine, reading, upgrade
 from engine.card import Card, parse_card
 from engine.referee import ScoringProfile, parse_profile
 from engine.tournament import first_round
@@ -65,7 +65,9 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        with engine.connect() as conn:
+        self.reader = reading(engine)
+        self._seated: dict[int, dict[int, dict[str, str]]] = {}  # a round's seating never changes once made
+        with self.reader.connect() as conn:
             row = conn.execute(select(db.tournament)).mappings().first()
         if row is None:
             raise TournamentError("this database holds no tournament yet (create one: mahj tournament new)", 404)
@@ -153,14 +155,16 @@ class Store:
 
     def current_round(self, conn: Connection | None = None) -> int:
         if conn is None:
-            with self.engine.connect() as c:
+            with self.reader.connect() as c:
                 return self.current_round(c)
         return conn.execute(select(db.tournament.c.current_round)).scalar_one()
 
     def seating(self, round_no: int, conn: Connection | None = None) -> dict[int, dict[str, str]]:
         """{table: {letter: name}} for a round that has been seated (empty for one that has not)."""
+        if round_no in self._seated:
+            return self._seated[round_no]
         if conn is None:
-            with self.engine.connect() as c:
+            with self.reader.connect() as c:
                 return self.seating(round_no, c)
         rows = conn.execute(select(db.seats.c.table_no, db.seats.c.letter, db.players.c.name)
                             .join(db.players, db.players.c.id == db.seats.c.player_id)
@@ -168,10 +172,13 @@ class Store:
         out: dict[int, dict[str, str]] = {t: {} for t in range(1, self.tables + 1)} if rows else {}
         for table, letter, name in rows:
             out[table][letter] = name
-        return {t: dict(sorted(s.items())) for t, s in out.items()}
+        seating = {t: dict(sorted(s.items())) for t, s in out.items()}
+        if seating:
+            self._seated[round_no] = seating
+        return seating
 
     def players(self) -> list[str]:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return list(conn.execute(select(db.players.c.name).order_by(db.players.c.id)).scalars())
 
     def check_place(self, table: int, round_no: int, game: int, conn: Connection) -> None:
@@ -192,7 +199,7 @@ class Store:
         """Whose token this is; a TournamentError (403) for an unknown or a replaced (stale) token."""
         if not token:
             raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(db.tokens).where(db.tokens.c.digest == token_digest(token))).mappings().first()
         if row is None or not hmac.compare_digest(row["digest"], token_digest(token)):
             raise TournamentError("this token is not one of this tournament's (check the table card)", 403)
@@ -267,7 +274,7 @@ class Store:
         return out
 
     def standings(self) -> list[Standing]:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             games = [g for _, g in self.scored_games(conn)]
         return standings(self.players(), games)
 

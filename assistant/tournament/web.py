@@ -179,7 +179,7 @@ def table_view(store: Store, table: int) -> dict[str, Any]:
 
     from assistant.tournament import db
 
-    with store.engine.connect() as conn:
+    with store.reader.connect() as conn:
         current = store.current_round(conn)
         seats = store.seating(current, conn).get(table, {})
         rows = conn.execute(select(db.results.c.game, db.results.c.points, db.reports.c.body)
@@ -201,7 +201,7 @@ def director_view(store: Store) -> dict[str, Any]:
     from assistant.tournament import db
 
     current = store.current_round()
-    with store.engine.connect() as conn:
+    with store.reader.connect() as conn:
         disputes = reports.open_disputes(conn)
         counted = {(r, t, g): b for r, t, g, b in conn.execute(
             select(db.results.c.round, db.results.c.table_no, db.results.c.game, db.reports.c.body)
@@ -245,6 +245,7 @@ def serve(store: Store, host: str, port: int, public_standings: bool = False, as
     else:
         print(f"{store.name}: standings {urls['standings']}\n  director's page: {urls['director']}\n"
               f"  scorer pages: {urls['table']} (the table cards hold them)  (Ctrl-C to stop)", flush=True)
+    store.card  # compiled once now, not on the first report  # noqa: B018
     config = uvicorn.Config(create_app(store, public_standings), log_level="warning", lifespan="off",
                             timeout_graceful_shutdown=2)
     try:
