@@ -25,6 +25,7 @@ from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 from . import real
 from .budget import cached, start_run, train_to_budget
 from .folded_norms import freeze, start_from
+from .restyle import restyle
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -144,7 +145,7 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     return best_t
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
+def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 0.0) -> torch.Tensor:
     """Random shift/scale crop to CLASSIFIER_SIZE, quarter turns, colour gain, blur, and now and then a crop seen
     at 14-30 px and scaled back up: a camera framing the whole table shows a tile at 15-25 px, and the reader
     scales that up to the input size; -> NCHW float 0..255."""
@@ -160,6 +161,8 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
         k = int(rng.integers(4))
         if k:
             im = np.rot90(im, k)
+        if rng.random() < restyle_share:
+            im = restyle(np.ascontiguousarray(im), rng)
         if rng.random() < 0.3:
             im = cv2.GaussianBlur(im, (0, 0), rng.uniform(0.4, 1.2))
         elif rng.random() < 0.35:
@@ -226,7 +229,7 @@ def train(a: argparse.Namespace) -> None:
             freeze(net)
         for g in opt.param_groups:
             g["lr"] = peak * rate
-        loss = loss_fn(net(augment(xt[idx], rng).to(dev) / 255.0), torch.from_numpy(yt[idx]).to(dev))
+        loss = loss_fn(net(augment(xt[idx], rng, a.restyle).to(dev) / 255.0), torch.from_numpy(yt[idx]).to(dev))
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -302,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--real-val", default=None, help="real validation photos: they choose the epoch kept")
     c.add_argument("--real-repeat", type=int, default=2, help="times the real crops are shown an epoch")
     c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--restyle", type=float, default=0.0,
+                   help="share of training crops printed as another maker's set would be (classifier_train.restyle)")
     c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     c.add_argument("--out", default=str(RUNS / "classifier"))
     c.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/classifier/best.pt), or "
