@@ -102,6 +102,20 @@ def test_watch_checks_the_camera_over_its_first_seconds_warns_and_plays_on(tmp_p
                       "camera closer (`mahj setup camera` checks it all)"]
     assert out[-1]["type"] == "summary" and out[-1]["frames"] == 10
 
+    # The same warning stands in the display's snapshot (the page shows it as an alert: test_setup_display_browser)
+    from dataclasses import replace
+
+    from assistant.profile import load_profile
+    from assistant.session import watch
+    from assistant.sources import FrameSource
+    from assistant.wiring import Options
+
+    prof = load_profile(profile)
+    result = watch(replace(prof, camera=replace(prof.camera, tile_set="")), Options(as_json=True, speech=False),
+                   FrameSource(str(frames), fps=2), tmp_path / "again.jsonl", keyboard=False)
+    capsys.readouterr()
+    assert result.assistant.view.snapshot()["camera"] == warned
+
 
 def test_one_spoilt_frame_does_not_fail_the_camera_but_a_coarse_camera_fails_on_all(tmp_path):
     """The first seconds' verdict is the median over its frames: a hand (here: a dark frame) over the mat in one
