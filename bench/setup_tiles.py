@@ -87,11 +87,6 @@ def physical_sets() -> dict[str, str]:
     return {f"{d}:{a}-{b}": looks for d, a, b, looks in rows[1:]}
 
 
-#: Labels the collections get wrong, found looking at the weakest kinds: camerash's 350.jpg is labelled dots-8 but
-#: shows nine dots and a 9 in its corner (the shipped classifier trained on it as an 8 Dot: splits/camerash-train).
-LABEL_FIXES = {("camerash", "350.jpg"): "9D"}
-
-
 def physical_faces(name: str) -> tuple[Faces, Faces]:
     """The crops numbered first..last of one collection (one physical set), split as ``_split`` does."""
     from datasets.real import CAMERASH, camerash_items
@@ -103,7 +98,7 @@ def physical_faces(name: str) -> tuple[Faces, Faces]:
         items, folder = camerash_items(), CAMERASH / "tiles-resized"
     else:
         items, folder = _justinchan_items(), JUSTINCHAN / "images"
-    keep = [(n, LABEL_FIXES.get((dataset, n), c)) for n, c in items if first <= int(Path(n).stem) <= last]
+    keep = [(n, c) for n, c in items if first <= int(Path(n).stem) <= last]   # camerash_items fixes labels
     keep.sort(key=lambda nc: int(Path(nc[0]).stem))
     return _split([cv2.imread(str(folder / n)) for n, _ in keep], [c for _, c in keep])
 

@@ -42,15 +42,22 @@ def camerash_code(label_name: str) -> str:
     raise ValueError(f"unknown camerash label {label_name!r}")
 
 
+#: Labels the collection gets wrong, by file name: 350.jpg is labelled dots-8 but shows nine dots and a 9 in its
+#: corner (found looking at the weakest kinds of bench/setup_tiles.py --physical). The committed split lists were
+#: drawn from the original labels and stay as they are.
+CAMERASH_FIXES = {"350.jpg": "9D"}
+
+
 def camerash_items(root: Path = CAMERASH) -> list[tuple[str, str]]:
-    """All (image file name, tile code) pairs, in file-name order."""
+    """All (image file name, tile code) pairs, in file-name order, with CAMERASH_FIXES applied."""
     csv_path = root / "tiles-data" / "data.csv"
     with csv_path.open(newline="", encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     items = []
     for n, row in enumerate(rows, start=2):
         try:
-            items.append((row["image-name"], camerash_code(row["label-name"])))
+            code = camerash_code(row["label-name"])
+            items.append((row["image-name"], CAMERASH_FIXES.get(row["image-name"], code)))
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{csv_path}:{n}: {exc}") from exc
     return sorted(items, key=lambda it: int(Path(it[0]).stem))
