@@ -1,7 +1,7 @@
 """Reading the table from video: accuracy, latency, throughput and memory, on generated games with known truth.
 
     python bench/bench_table.py [--games 20] [--turns 3] [--out runs/bench_table] [--json FILE]
-                                [--model PATH|none] [--memory-hours 2] [--skip-throughput]
+                                [--model PATH|none] [--memory-hours 2] [--skip-throughput] [--events DIR]
 
 1. Generates (once; cached under --out) ``--games`` short seeded games at 640x360 from the referee's scripted
    games, plus ``--own-games`` from the own script (calls made after the next player picked), with every
@@ -81,7 +81,9 @@ def load_model(spec: str | None):
         return None, f"model did not load: {exc}"
 
 
-def accuracy(videos: list[Path], detector_for) -> dict:
+def accuracy(videos: list[Path], detector_for, events_dir: Path | None = None) -> dict:
+    """Precision and recall per event type over ``videos``; with ``events_dir``, each game's events are also
+    written there as ``<game>.jsonl`` (one JSON object a line), so that two runs can be compared game by game."""
     from tqdm import tqdm
 
     total = Score()
@@ -89,6 +91,10 @@ def accuracy(videos: list[Path], detector_for) -> dict:
     asked: Counter[str] = Counter()     # what a person is asked or warned about: noise if the table was fine
     for v in tqdm(videos, desc="reading", unit="game"):
         res = read_frames(video_frames(v), detector_for(v))
+        if events_dir is not None:
+            events_dir.mkdir(parents=True, exist_ok=True)
+            (events_dir / f"{v.stem}.jsonl").write_text(
+                "".join(json.dumps(e.to_json()) + "\n" for e in res.events), encoding="utf-8")
         frames += len(res.frame_ms)
         asked.update(e.type for e in res.events if e.type in ("ask_human", "tile_count"))
         truth = [e.to_json() for e in read_log(v.with_suffix(".truth.jsonl"))]
@@ -270,6 +276,8 @@ def main() -> int:
     p.add_argument("--no-oracle", action="store_true",
                    help="only the real model's passes (the true-box figures do not change with the model)")
     p.add_argument("--json", type=Path, help="also write the results here")
+    p.add_argument("--events", type=Path,
+                   help="also write each game's events here, as oracle/, oracle_hd/ and model/<game>.jsonl")
     args = p.parse_args()
     parts = set(args.parts.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -295,14 +303,14 @@ def main() -> int:
     if "accuracy" in parts:
         if not args.no_oracle:
             print("== accuracy, ORACLE detector (reading errors only)")
-            results["oracle"] = accuracy(videos, oracle_for)
+            results["oracle"] = accuracy(videos, oracle_for, _sub(args.events, "oracle"))
             _print_table(results["oracle"])
         if model is not None:
             if not args.no_oracle:
                 print(f"== accuracy on {len(hd)} games at {args.model_size}: ORACLE, then the real tile model")
-                results["oracle_hd"] = accuracy(hd, oracle_for)
+                results["oracle_hd"] = accuracy(hd, oracle_for, _sub(args.events, "oracle_hd"))
                 _print_table(results["oracle_hd"])
-            results["model"] = accuracy(hd, lambda _v: model)
+            results["model"] = accuracy(hd, lambda _v: model, _sub(args.events, "model"))
             _print_table(results["model"])
         else:
             results["model"] = {"skipped": why}
@@ -329,6 +337,10 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def _sub(folder: Path | None, name: str) -> Path | None:
+    return None if folder is None else folder / name
 
 
 def _print_table(acc: dict) -> None:
