@@ -165,8 +165,7 @@ def test_the_reader_view_finds_and_reads_a_whole_table(model, whole_table):
     frame, idx, truth = whole_table
     cal = calibrate_frame(frame)
     reader = TableReader(cal, model)
-    reader._frame_index = idx
-    dets, at = reader._detect(frame)
+    dets, at = reader.reading.detect(frame, idx)
     centres = cal.to_table(np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in truth]))
     used: set[int] = set()
     hits = {"up": [0, 0], "down": [0, 0]}

@@ -1,0 +1,49 @@
+"""The walls: which tiles gone from a wall are picks, by whom, and from which end."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision import events as ev
+from vision.calibration import table_to_seat
+from vision.regions.state import Region, TableState
+from vision.tracker import Diff
+
+
+class WallRules:
+    """Turns a wall's committed changes into picks."""
+
+    def __init__(self, table: TableState) -> None:
+        self.table = table
+
+    def observe(self, r: Region, diff: Diff, idx: int, t: float, t_action: float) -> list[ev.Observation]:
+        turns = self.table.turns
+        out: list[ev.Observation] = []
+        # A player picks one tile at a time. Several gone in one reading were hidden (a sleeve the colour of
+        # the felt lying still over the wall while its hand works at a far rack) or lost by the model: no picks.
+        size = self.table.cal.layout.size_mm
+        rest = [table_to_seat(r.seat, tr.x, tr.y, size)[0] for tr in r.tracks.tracks]
+        picked = diff.removed if len(diff.removed) == 1 else []
+        for tr in picked:
+            u = table_to_seat(r.seat, tr.x, tr.y, size)[0]
+            end = wall_end(u, rest, self.table.cal.layout.tile_w_mm)
+            seat = turns.actor(t_action, t)
+            out.append(ev.Picked(t, idx, 0.9, seat=seat, wall_seat=r.seat, end=end, t_action=t_action))
+            if seat >= 0:
+                turns.turn = seat
+                turns.slope_at_pick[seat] = self.table.watch.views[f"slope{seat}"].ref
+        return out
+
+
+def wall_end(u: float, rest: list[float], tile_w: float) -> str:
+    """Which end of its run of wall a tile taken at ``u`` (mm along the wall, as its owner sees it) came from:
+    "left", "right", or "middle" when tiles still stand right beside it on both sides. A broken wall is two runs,
+    each with its own ends, so the neighbours decide, not the wall's middle."""
+    near = 1.5 * tile_w
+    left = any(u - near <= v < u for v in rest)
+    right = any(u < v <= u + near for v in rest)
+    if left and right:
+        return "middle"
+    if left or right:
+        return "right" if left else "left"
+    return "left" if not rest or u <= float(np.mean(rest)) else "right"   # a run's last tile
