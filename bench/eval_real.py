@@ -272,7 +272,7 @@ def _reader(model: TileModel, kind: str) -> Iterator[Reader]:
 
 def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.AbstractContextManager]]:
     """``detect`` with one step off each, to be judged on real photos (a step that does not help there goes)."""
-    from vision import tile_model as tm
+    from vision import tile_classifier, tile_sizes
 
     @contextlib.contextmanager
     def off(*patches: tuple[object, str, object]) -> Iterator[Reader]:
@@ -282,9 +282,9 @@ def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.Abstrac
             yield model.detect
 
     return {
-        "no second size (one reading at 512)": lambda: off((tm, "SMALL_TILE_PX", 0.0),
-                                                           (tm, "LARGE_TILE_PX", float("inf"))),
-        "no second look at unsure faces": lambda: off((tm, "SECOND_LOOK", 0.0)),
+        "no second size (one reading at 512)": lambda: off((tile_sizes, "SMALL_TILE_PX", 0.0),
+                                                           (tile_sizes, "LARGE_TILE_PX", float("inf"))),
+        "no second look at unsure faces": lambda: off((tile_classifier, "SECOND_LOOK", 0.0)),
     }
 
 

@@ -144,7 +144,7 @@ def eval_topdown(model: TileModel, root: Path, limit: int | None) -> dict:
     gts: dict[int, list] = {0: [], 1: []}
     for ip in tqdm(images, desc="top-down test", unit="img"):
         img = cv2.imread(str(ip))
-        boxes, cls, scores = model._boxes(img, native=True, conf=(0.01, 0.01))
+        boxes, cls, scores = model.boxes(img, native=True, conf=(0.01, 0.01))
         truth = read_yolo_boxes(root / "labels" / "test" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
         for c in (0, 1):
             preds[c].append((boxes[cls == c], scores[cls == c]))

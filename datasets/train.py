@@ -188,14 +188,14 @@ def tune_thresholds(synth: Path, topdown: Path, models: Path, closeup: Path | No
             yield img, read_yolo_boxes(topdown / "labels" / "val" / (ip.stem + ".txt"), img.shape[1], img.shape[0])
 
     low = (0.02, 0.02)
-    out: dict = {"iou": 0.5, **_best_f1(lambda img: model._boxes(img, conf=low), _val_frames(synth), "tune frames")}
+    out: dict = {"iou": 0.5, **_best_f1(lambda img: model.boxes(img, conf=low), _val_frames(synth), "tune frames")}
     # Real photos decide the face-up threshold of ``detect`` where there are any (issue 29); they label no backs,
     # so the face-down one stays the rendered frames'.
     real = _best_f1(lambda img: model.frame_boxes(img, low), _real_val_frames(), "tune real photos")
     if real["f1_up_val"]:
         out |= {"conf_up": real["conf_up"], "f1_up_val": real["f1_up_val"], "up_from": "real validation photos"}
     if (topdown / "images" / "val").exists():
-        out["topdown"] = _best_f1(lambda img: model._boxes(img, native=True, conf=low), views(), "tune top-down")
+        out["topdown"] = _best_f1(lambda img: model.boxes(img, native=True, conf=low), views(), "tune top-down")
     if closeup is not None and (closeup / "meta" / "val").exists():
         out["closeup"] = _best_f1(lambda img: model.frame_boxes(img, low), _val_frames(closeup), "tune close-ups")
     return out

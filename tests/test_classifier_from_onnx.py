@@ -31,7 +31,7 @@ def crops() -> np.ndarray:
 
 
 def test_the_shipped_classifier_comes_back_as_it_reads(crops):
-    session = TileModel.load()._cls
+    session = TileModel.load().classifier.session
     probs, emb = session.run(None, {session.get_inputs()[0].name: crops})
     with torch.no_grad():
         tp, te = _Export(from_shipped_file())(torch.from_numpy(crops))

@@ -36,7 +36,7 @@ def _read(model, x: np.ndarray) -> np.ndarray:
 
 
 def test_the_shipped_detector_comes_back_as_it_reads(rebuilt, frame):
-    session = TileModel.load()._detector(closeup=False)
+    session = TileModel.load().detector.session
     onnx_out = session.run(None, {session.get_inputs()[0].name: frame})[0]
     assert onnx_out.shape == _read(rebuilt, frame).shape
     # Box coordinates run to hundreds of input pixels; a thousandth of a pixel is float rounding.

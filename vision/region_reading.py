@@ -11,7 +11,8 @@ import numpy as np
 
 from vision.calibration import table_to_seat
 from vision.regions.state import Region, TableState
-from vision.tile_model import TOPDOWN_PX_PER_MM, crop_square
+from vision.tile_classifier import crop_square
+from vision.tile_sizes import TOPDOWN_PX_PER_MM
 from vision.tracker import TileSeen
 
 SAME_TILE = 0.6           # tile widths (along a row; any way on the floor) under which two boxes are one tile

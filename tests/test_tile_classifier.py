@@ -1,0 +1,55 @@
+"""vision.tile_classifier through the shipped model: batches of crops of any size, the second look at unsure crops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tile_model_kit import fixture_photo, fixture_truth
+
+from vision.tile_classifier import CLASSES, SECOND_LOOK, crop_square
+from vision.tile_model import TileModel
+
+
+@pytest.fixture(scope="module")
+def model() -> TileModel:
+    return TileModel.load()
+
+
+@pytest.fixture(scope="module")
+def truth() -> dict:
+    return fixture_truth()
+
+
+@pytest.fixture(scope="module")
+def frame() -> np.ndarray:
+    return fixture_photo()
+
+
+def test_classify_is_batched_and_accepts_any_crop_size(model, frame, truth):
+    ups = [t for t in truth["tiles"] if t["face"] == "up"]
+    crops = [crop_square(frame, tuple(t["box"]), size) for t, size in zip(ups, [48, 64, 30] * 20, strict=False)]
+    reads = model.classify(crops)
+    assert len(reads) == len(crops) and all(c in CLASSES and 0 <= s <= 1 for c, s in reads)
+    assert sum(c == t["code"] for (c, _), t in zip(reads, ups, strict=False)) >= 0.8 * len(ups)
+    assert model.classify([]) == []
+    blank = np.full((48, 48, 3), (40, 120, 40), np.uint8)  # bare felt
+    assert model.classify([blank])[0][0] == "none"
+
+
+def test_an_unsure_crop_is_read_in_four_quarter_turns_and_a_sure_one_once(model, frame, truth):
+    """Tiles lie at any angle and the classifier's views of one err apart: a crop read less surely than
+    SECOND_LOOK is read in all four quarter turns and the readings averaged; a sure crop keeps its one reading."""
+    ups = [t for t in truth["tiles"] if t["face"] == "up"]
+    crops = np.stack([crop_square(frame, tuple(t["box"])) for t in ups])
+    # Two tiles blended half and half: crops no classifier reads surely.
+    blends = ((crops.astype(np.uint16) + np.roll(crops, 1, axis=0)) // 2).astype(np.uint8)
+    batch = np.concatenate([crops, blends])
+    once = model.classifier.one_pass(batch)[0].copy()
+    unsure = once.max(axis=1) < SECOND_LOOK
+    assert unsure.any() and (~unsure).any()
+    probs, emb = model.classifier.probabilities(batch.copy())
+    turns = [model.classifier.one_pass(np.ascontiguousarray(np.rot90(batch, k, axes=(1, 2))))[0].copy()
+             for k in range(4)]
+    np.testing.assert_allclose(probs[unsure], np.mean(turns, axis=0)[unsure], atol=1e-5)
+    np.testing.assert_allclose(probs[~unsure], once[~unsure], atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)

@@ -1,0 +1,110 @@
+"""At which size to read an image so that its tiles come out the size the detector reads best: a whole table
+in one frame is read again larger, a close-up (or a picture where nothing was found) again zoomed out."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.tile_detector import DETECTOR_SIDE, DOWNSCALE, Reading, above, lowest, median_side
+
+#: Scale of the top-down view the table reader warps its regions to before detection: a 23 x 31 mm tile is
+#: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
+#: (datasets/synth/topdown.py) as well as on whole camera frames.
+TOPDOWN_PX_PER_MM = 1.0
+#: The short side of a tile in the top-down view.
+TYPICAL_TILE_PX = 23.0 * TOPDOWN_PX_PER_MM
+#: Below SMALL_TILE_PX median short side (detector input px) a frame's tiles are read again larger, aiming at
+#: SMALL_TILE_AIM_PX (never past the frame's own resolution): the detector finds and fits tiles better there.
+#: Chosen among 16 pairs on the synthetic validation frames, where tiles are 16-28 px at 512: with (14, 23)
+#: mAP50 / mAP50-95 averaged over both faces was 0.868 / 0.494, with (22, 26) 0.925 / 0.597. Aiming at 30 gained
+#: 0.004 / 0.010 more but cost 12 ms on a 60-tile 720p frame (70 ms a frame, over the 60 ms budget).
+SMALL_TILE_PX = 22.0
+SMALL_TILE_AIM_PX = 26.0
+#: Above this median short side (detector input px) the tiles may be larger than the detector reads best (a
+#: close-up photo), where it may box pips and characters: the frame is then also read zoomed out to each of
+#: LARGE_ZOOMS of that size and the reading with the larger sum of scores kept, with the close-up thresholds
+#: (tuned on rendered close-ups). 1.25 and 0.6 were chosen on the rendered close-ups' validation split among
+#: 3 x 3 pairs; 0.33, on real close-ups, reaches tiles that fill most of the picture (models/README.md).
+LARGE_TILE_PX = 1.25 * TYPICAL_TILE_PX
+LARGE_ZOOMS = (0.6, 0.33)
+
+
+class SizedDetector(Protocol):
+    """What the size choice needs of a tile model: one-size readings and its thresholds."""
+
+    fixed: tuple[int, int] | None
+    up_conf: float
+    conf: float
+    closeup_conf: tuple[float, float]
+
+    def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None
+              ) -> Reading: ...
+
+    def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]: ...
+
+
+def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
+    """The tiles' boxes in an image (a camera frame or a photo, square pixels), read at the size that suits
+    them, down to ``conf`` (the thresholds for whole frames, or for close-ups, if None).
+
+    A small pyramid, chosen by what the first reading finds: at DETECTOR_SIDE the tiles are measured;
+    smaller than SMALL_TILE_PX (a whole table in one frame) the image is read again larger, up to its own
+    resolution, and that reading is the answer; larger than LARGE_TILE_PX (a close-up, where the detector
+    may box pips) or where nothing was found (one tile may fill the picture), it is also read zoomed out
+    (``_closer``) and the surest reading kept. Each reading is made once, down to the lower of ``conf`` and
+    the thresholds that choose the size."""
+    usual = (model.up_conf, model.conf)
+    first = model.boxes(frame_bgr, conf=lowest(usual, conf))
+    if model.fixed:
+        return above(first, conf or usual)
+    h, w = frame_bgr.shape[:2]
+    r = DETECTOR_SIDE / max(h, w)
+    sure = above(first, usual)[0]
+    # Nothing found may be one tile too large to be seen at all: it is looked for zoomed out.
+    side = median_side(sure) * r if len(sure) else np.inf
+    if side > LARGE_TILE_PX:
+        return _closer(model, frame_bgr, first, r, conf)
+    if side >= SMALL_TILE_PX or r >= 1:
+        return above(first, conf or usual)
+    zoom = min(1 / r, SMALL_TILE_AIM_PX / max(side, 1.0))
+    larger = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
+        if zoom * r != 1 else frame_bgr
+    boxes, cls, scores = model.boxes(larger, native=True, conf=conf)
+    return boxes * (w / larger.shape[1]), cls, scores
+
+
+def _closer(model: SizedDetector, frame_bgr: np.ndarray, first: Reading, r: float,
+            conf: tuple[float, float] | None) -> Reading:
+    """A close-up read again zoomed out (``_zoomed_out``) at each of LARGE_ZOOMS, with the close-up
+    thresholds; the reading with the larger sum of scores is kept."""
+    usual = (model.up_conf, model.conf)
+    low = lowest(model.closeup_conf, conf)
+    readings = [first if model.closeup_conf == usual else model.boxes(frame_bgr, conf=low)]
+    fill = frame_bgr[::8, ::8].reshape(-1, 3).mean(axis=0)
+    readings += [_zoomed_out(model, frame_bgr, r, zoom, low, fill) for zoom in LARGE_ZOOMS]
+    surest = max(readings, key=lambda rd: float(above(rd, model.closeup_conf)[2].sum()))
+    return above(surest, conf or model.closeup_conf)
+
+
+def _zoomed_out(model: SizedDetector, frame_bgr: np.ndarray, r: float, zoom: float, conf: tuple[float, float],
+                fill: np.ndarray) -> Reading:
+    """The frame shrunk by ``zoom`` in the middle of a canvas of the first reading's size, filled with
+    ``fill`` (the frame's mean colour), read there, and the boxes mapped back onto the frame. A tile that
+    fills most of the frame is seen as a tile only with some table around it: read shrunk to a small image
+    of its own, a tile filling half the side was found 15 % of the time on real close-ups, with the canvas
+    around it 93 % (models/README.md, "A tile that fills the picture")."""
+    h, w = frame_bgr.shape[:2]
+    big_h, big_w = model.input_shape(h, w)
+    small = cv2.resize(frame_bgr, (max(1, round(w * r * zoom)), max(1, round(h * r * zoom))),
+                       interpolation=DOWNSCALE)
+    canvas = np.empty((big_h, big_w, 3), np.uint8)
+    canvas[:] = fill
+    y0, x0 = (big_h - small.shape[0]) // 2, (big_w - small.shape[1]) // 2
+    canvas[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
+    boxes, cls, scores = model.boxes(canvas, native=True, conf=conf)
+    boxes = (boxes - np.array([x0, y0, x0, y0], boxes.dtype)) * (w / small.shape[1])
+    inside = (boxes[:, 2] > 0) & (boxes[:, 3] > 0) & (boxes[:, 0] < w) & (boxes[:, 1] < h)
+    return np.clip(boxes[inside], 0, [w, h, w, h]), cls[inside], scores[inside]
