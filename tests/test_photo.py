@@ -8,12 +8,12 @@ import json
 import cv2
 import numpy as np
 import pytest
+from tile_model_kit import iou as _iou
 
 from assistant.cli import main
 from datasets.synth.layout import closeup_camera, grid_scene
 from datasets.synth.scene import render
 from engine.tiles import TILES
-from tests.test_tile_model import _iou
 from vision.photo import MIN_SIDE_PX, PHOTO_STRETCHES, SURETY_TILES, photo_scales, read_photo, surety
 from vision.tile_model import TileModel
 

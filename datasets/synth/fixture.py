@@ -2,7 +2,8 @@
 
     python -m datasets.synth.fixture tests/fixtures/tile_model
 
-Tests of the runtime (``tests/test_tile_model.py``) read it, so they need neither ``../shared`` nor Pillow.
+Tests of the runtime (``tests/test_tile_model.py``, ``test_tile_sizes.py``, ``test_tile_classifier.py``) read it,
+so they need neither ``../shared`` nor Pillow.
 """
 
 from __future__ import annotations
