@@ -8,9 +8,10 @@ acknowledged lost when the server is killed with SIGKILL in the middle of round 
 retry with the same client id). About one report in ten is sent twice and one in twenty also by a second
 sender (a camera agreeing with the scorer), so the idempotency is exercised under load.
 
-Reports p50/p95/max latency of the report requests (those in flight at the kill are counted apart).
+Reports p50/p95/max latency of the report requests (those in flight at the kill are counted apart). With
+``--spread S`` each game's reports arrive at random moments within S seconds instead of in the same instant.
 
-    python bench/bench_tournament.py [--db sqlite|postgresql+psycopg://...] [--tables 60] [--seed 1]
+    python bench/bench_tournament.py [--db sqlite|postgresql+psycopg://...] [--tables 60] [--seed 1] [--spread S]
 
 With no --db, runs SQLite, then PostgreSQL if MAHJ_TEST_POSTGRES_URL is set.
 """
@@ -124,7 +125,7 @@ class Client:
                 time.sleep(0.2)
 
 
-def run(db_url: str, tables: int, seed: int) -> dict:
+def run(db_url: str, tables: int, seed: int, spread: float = 0.0) -> dict:
     rng = random.Random(seed)
     card = load_card(SAMPLE_CARD)
     lines = list(card.lines)
@@ -149,8 +150,11 @@ def run(db_url: str, tables: int, seed: int) -> dict:
 
     def table_worker(round_no: int, table: int, barrier: threading.Barrier, counter: list[int]) -> None:
         client = Client(server.port, tokens[str(table)])
+        pause = random.Random(seed * 1000 + round_no * 100 + table)
         for game in range(1, GAMES + 1):
             barrier.wait()
+            if spread:
+                time.sleep(pause.uniform(0, spread))  # the game ends somewhere in the spread, not all at once
             body = plan[round_no, table, game] | {"round": round_no, "table": table, "game": game,
                                                   "client_id": uuid.uuid4().hex}
             sends = [body]
@@ -236,7 +240,8 @@ def run(db_url: str, tables: int, seed: int) -> dict:
     if counted != len(plan):
         problems.append(f"{counted} counted results for {len(plan)} games")
     ms = sorted(x * 1000 for x in latencies)
-    return {"db": db_url.split("://")[0], "tables": tables, "games": len(plan), "requests": len(ms) + len(around_kill),
+    return {"db": db_url.split("://")[0], "spread_s": spread, "tables": tables, "games": len(plan),
+            "requests": len(ms) + len(around_kill),
             "acknowledged": len(acked), "statuses": statuses, "seconds": round(elapsed, 1),
             "p50_ms": round(statistics.median(ms), 1), "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
             "max_ms": round(ms[-1], 1), "retried_at_kill": len(around_kill), "killed_mid_round": killed.is_set(),
@@ -249,6 +254,8 @@ def main() -> int:
                                                   "repeatable")
     ap.add_argument("--tables", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--spread", type=float, default=0.0,
+                    help="seconds over which each game's reports arrive (0: every table in the same instant)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     targets = args.db or ["sqlite"] + ([os.environ["MAHJ_TEST_POSTGRES_URL"]]
@@ -257,14 +264,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for target in targets:
             url = f"sqlite:///{Path(tmp) / 'bench.db'}" if target == "sqlite" else fresh_pg(target)
-            results.append(run(url, args.tables, args.seed))
+            results.append(run(url, args.tables, args.seed, args.spread))
     for r in results:
         if args.json:
             print(json.dumps(r))
             continue
         met = "met" if r["p95_ms"] < GOAL_P95_MS else "NOT met"
         goal = "" if r["db"] == "sqlite" else f" (goal < {GOAL_P95_MS:.0f} ms: {met})"
-        print(f"{r['db']}: {r['games']} games at {r['tables']} tables, {r['requests']} report requests in "
+        when = "at once" if not r["spread_s"] else f"spread over {r['spread_s']:g} s per game"
+        print(f"{r['db']}: {r['games']} games at {r['tables']} tables ({when}), {r['requests']} report requests in "
               f"{r['seconds']} s; p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms{goal}, max {r['max_ms']} ms; "
               f"killed mid-round: {r['killed_mid_round']} ({r['retried_at_kill']} requests retried across it); "
               f"statuses {r['statuses']}")
