@@ -190,9 +190,17 @@ def test_concurrent_reports_for_one_game_count_once(made):
     assert _count(store, db.results) == 1 and _count(store, db.reports) == 8
 
 
-def test_open_without_a_tournament_says_how_to_make_one(tmp_path):
+def test_open_without_a_tournament_says_how_to_make_one_and_makes_nothing(url, tmp_path):
     with pytest.raises(TournamentError, match="mahj tournament new"):
-        Store.open(str(tmp_path / "empty.db"))
+        Store.open(url)
+    if url.startswith("sqlite"):
+        assert not (tmp_path / "tournament.db").exists()
+    else:
+        from sqlalchemy import create_engine, inspect
+
+        engine = create_engine(url)
+        assert inspect(engine).get_table_names() == []
+        engine.dispose()
 
 
 def test_postgres_cases_skip_without_a_server_but_fail_under_ci(monkeypatch, tmp_path, request):

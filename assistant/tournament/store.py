@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
+from pathlib import Path
 
 from sqlalchemy import Connection, Engine, func, insert, select, update
 
 from assistant.tournament import db
-from assistant.tournament.db import open_engine, reading, upgrade
+from assistant.tournament.db import is_initialised, open_engine, reading, upgrade
 from engine.card import Card, parse_card
 from engine.referee import ScoringProfile, parse_profile
 from engine.tournament import first_round
@@ -75,13 +76,22 @@ class Store:
 
     @classmethod
     def open(cls, url: str) -> Store:
-        """Open the tournament at ``url``, bringing its schema up to date first."""
+        """Open the tournament at ``url``, bringing its schema up to date first. A database without a tournament
+        is left as it was (no empty file or schema made by a mistyped --db)."""
         engine = open_engine(url)
+        if engine.url.get_backend_name() == "sqlite" and not Path(engine.url.database or "").exists():
+            raise TournamentError(f"--db {url}: no such tournament database (create one with mahj tournament "
+                                  "new, or give --db)", 400)
         try:
-            upgrade(engine)
+            initialised = is_initialised(engine)
+            if initialised:
+                upgrade(engine)
         except Exception as exc:
             engine.dispose()
             raise TournamentError(f"--db {url}: cannot open the database ({_first_line(exc)})", 400) from None
+        if not initialised:
+            engine.dispose()
+            raise TournamentError(f"--db {url} holds no tournament yet (create one: mahj tournament new)", 404)
         return cls(engine)
 
     @classmethod
