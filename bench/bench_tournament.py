@@ -105,6 +105,7 @@ class Client:
         failed = False
         deadline = time.monotonic() + 60
         while True:
+            reused = self.conn is not None
             try:
                 if self.conn is None:
                     self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -116,7 +117,7 @@ class Client:
                 data = json.loads(res.read() or b"{}")
                 return res.status, data, time.perf_counter() - t0, failed
             except (OSError, http.client.HTTPException):
-                failed = True
+                failed = failed or not reused  # a kept-alive connection the server closed when idle is no failure
                 if self.conn is not None:
                     self.conn.close()
                 self.conn = None

@@ -112,3 +112,27 @@ def test_nothing_acknowledged_is_lost_when_the_server_is_killed(served):
     assert games_counted(server) == before + 6 * 4
     assert call(server, "/api/reports", wall(4, 1, client=acked[0]["client_id"]),
                 token=tokens["4"])[1]["status"] == "duplicate"
+
+
+def test_a_database_failure_is_answered_503_and_saves_nothing(tmp_path):
+    """In-process (no server needed): the reports table vanishes behind the app's back."""
+    import asyncio
+
+    import httpx
+    from sqlalchemy import text
+
+    from assistant.tournament.web import create_app
+
+    store, tokens = new_tournament(f"sqlite:///{tmp_path / 't.db'}")
+    with store.engine.begin() as conn:
+        conn.execute(text("ALTER TABLE reports RENAME TO reports_gone"))
+
+    async def send():
+        transport = httpx.ASGITransport(app=create_app(store))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return await client.post("/api/reports", json=wall(1, 1),
+                                     headers={"Authorization": f"Bearer {tokens['1']}"})
+
+    res = asyncio.run(send())
+    assert res.status_code == 503 and "nothing was saved" in res.json()["error"]
+    store.close()

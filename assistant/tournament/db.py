@@ -147,7 +147,7 @@ def open_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "postgresql":
         raise DatabaseError(f"--db {url!r}: use a SQLite file or postgresql+psycopg://USER:PASSWORD@HOST/DB")
     try:
-        return create_engine(parsed, pool_size=20, max_overflow=20, pool_pre_ping=True)
+        return create_engine(parsed, pool_size=20, max_overflow=20)
     except Exception as exc:  # a missing driver names itself in the message
         raise DatabaseError(f"--db {url!r}: {exc}") from None
 

@@ -173,7 +173,14 @@ def create_app(store: Store, public_standings: bool = False) -> Starlette:
               Route("/api/disputes/{id:int}", post_dispute, methods=["POST"]),
               Route("/api/corrections", post_correction, methods=["POST"]),
               Route("/api/round", post_round, methods=["POST"])]
-    return Starlette(routes=routes)
+    async def database_down(request: Request, exc: Exception) -> Response:
+        """The database went away mid-request: nothing was acknowledged, so the sender may simply send again."""
+        return JSONResponse({"error": f"the database is not answering ({type(exc).__name__}); nothing was saved, "
+                                      "send again in a moment"}, status_code=503)
+
+    from sqlalchemy.exc import DBAPIError
+
+    return Starlette(routes=routes, exception_handlers={DBAPIError: database_down})
 
 
 def _summary(body_json: str) -> dict[str, Any]:
