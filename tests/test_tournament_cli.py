@@ -128,3 +128,17 @@ def test_commands_without_a_database_say_how_to_make_one(capsys, tmp_path):
     assert code == 2 and "mahj tournament new" in out["error"]
     assert main(["tournament", "standings", "--db", str(tmp_path / "none.db")]) == 2
     assert "error: --db" in capsys.readouterr().err
+
+
+def test_the_table_card_qr_code_reads_back_as_the_score_page():
+    """The squares drawn on the card, rendered and read by OpenCV's QR reader, give the table's address."""
+    import cv2
+    import numpy as np
+
+    from assistant.tournament.sheets import qr_matrix, scorer_url
+
+    url = scorer_url("http://td.local:8780/", 7, "abc-DEF_123")
+    assert url == "http://td.local:8780/table/7?token=abc-DEF_123"
+    image = np.pad(np.where(np.array(qr_matrix(url), dtype=bool), 0, 255).astype(np.uint8), 4, constant_values=255)
+    image = cv2.resize(image, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
+    assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
