@@ -136,3 +136,26 @@ def test_director_decides_a_dispute_and_the_standings_follow(event):
 def _seat_name(server, table, letter):
     with urllib.request.urlopen(f"{server.base}/api/table/{table}", timeout=10) as res:
         return json.loads(res.read())["seats"][letter].removeprefix("Player ")
+
+
+def test_director_corrects_a_game_from_the_table_page(event):
+    server, tokens, browser = event
+    post(server, wall(2, 3, client="phone-2-3"), tokens["2"])
+    page = page_at(browser)
+    page.goto(f"{server.base}/director?token={tokens['director']}")
+    page.wait_for_function("window.__directorLoaded >= 1")
+    page.click("a[href='/table/2?director=1']")  # same tab: the director's token goes along
+    page.wait_for_function("window.__scorerLoaded === true")
+    assert page.is_visible("#director-part")
+    page.select_option("#game", "3")
+    page.check("input[name=outcome][value=time]")
+    page.fill("#who", "Judy (TD)")
+    page.fill("#why", "time was called before the wall ended")
+    page.click("#send")
+    page.wait_for_function("document.getElementById('message').textContent.includes('corrected')")
+    assert page.inner_text("#message") == "Game 3 corrected."
+    assert "Game 3: Not finished in time" in page.inner_text("#counted")
+    audit(page, "scorer-director")
+    page.goto(f"{server.base}/director")
+    page.wait_for_function("document.getElementById('log').textContent.includes('time was called')")
+    assert not page.errors, page.errors
