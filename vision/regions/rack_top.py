@@ -20,6 +20,8 @@ class RackTopRules:
         self.table = table
 
     def observe(self, r: Region, diff: Diff, idx: int, t: float, t_action: float) -> list[ev.Observation]:
+        """The exposures, joker exchanges and a hand shown that region ``r``'s committed ``diff`` means, confirmed at
+        frame ``idx`` (time ``t``), begun at ``t_action``."""
         turns = self.table.turns
         kw = {"t_action": t_action}
         out: list[ev.Observation] = []

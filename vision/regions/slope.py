@@ -29,6 +29,8 @@ class SlopeRules:
         self.table = table
 
     def observe(self, r: Region, diff: Diff, idx: int, t: float, t_action: float) -> list[ev.Observation]:
+        """The racks that region ``r``'s committed ``diff`` means, confirmed at frame ``idx`` (time ``t``),
+        begun at ``t_action``."""
         turns = self.table.turns
         out: list[ev.Observation] = []
         # Tiles found and lost in one reading are the same tiles boxed elsewhere (or a tile moved within
@@ -122,6 +124,7 @@ class RackCounts:
         self._since: dict[int, tuple[float, int, int]] = {}
 
     def check(self, rack_counts: dict[int, int] | None, idx: int, t: float) -> list[ev.Observation]:
+        """The miscounts to report at frame ``idx``, given the referee's concealed count per seat."""
         out: list[ev.Observation] = []
         for seat, want in (rack_counts or {}).items():
             r = self.table.regions.get(f"slope{seat}")

@@ -17,6 +17,8 @@ class WallRules:
         self.table = table
 
     def observe(self, r: Region, diff: Diff, idx: int, t: float, t_action: float) -> list[ev.Observation]:
+        """The picks that region ``r``'s committed ``diff`` means, confirmed at frame ``idx`` (time ``t``),
+        begun at ``t_action``."""
         turns = self.table.turns
         out: list[ev.Observation] = []
         # A player picks one tile at a time. Several gone in one reading were hidden (a sleeve the colour of
