@@ -47,6 +47,7 @@ _RAW = "raw line"  # marks an exchange_raw request in the request queue
 RECOVERIES_KEPT = 500  # the newest recoveries kept for `mahj board check` and tests (a hostile board sends many)
 REPLAY_AGAIN_S = 1.0  # a gap the board's REPLAY did not fill is asked for again only after this long
 REPLAY_TRIES = 3  # ... and this many times in all, then its events are counted lost for good
+HANDSHAKE_TRIES = 8  # right after opening the port: an Uno resets then and its bootloader waits about a second
 
 
 class BoardIncompatible(RuntimeError):
@@ -353,7 +354,7 @@ class Board:
         link.write(b"\n")  # ends whatever partial line the board may hold from before
         self._offset = None
         self._finish_unacked_beep()
-        reply = self._transact("HELLO", proto.PROTO_VERSION, tries=8, handshake=True)
+        reply = self._transact("HELLO", proto.PROTO_VERSION, tries=HANDSHAKE_TRIES, handshake=True)
         if reply[0] == "ERR":
             raise BoardIncompatible(f"board speaks protocol {reply[-1]}, this driver {proto.PROTO_VERSION}")
         if len(reply) < 6 or reply[1] != "HELLO" or reply[2] != str(proto.PROTO_VERSION):
@@ -417,17 +418,17 @@ class Board:
             return
         self._pump(0.0)  # one read: blocks for at most the port's 10 ms timeout, so new signals go out fast
 
-    def _send_beep(self, beep: Beep) -> None:
+    def _send_beep(self, beep: Beep, tries: int | None = None) -> None:
         """Plays a queued beep once. A BEEP whose acks were all lost keeps its number and line, so its retry after
         a reconnect (before HELLO clears the board's memory of replies) is a repeat the board does not play
-        again (PROTOCOL.md: a lost ack never causes a second beep)."""
+        again, even across a board reset (PROTOCOL.md: a lost ack never causes a second beep)."""
         if self._unacked is not None and self._unacked[0] is beep:
             seq, line = self._unacked[1:]
         else:
             self._seq = proto.next_number(self._seq)
             seq, line = self._seq, proto.command(self._seq, "BEEP", beep.freq, beep.on_ms, beep.off_ms, beep.count)
         self._unacked = (beep, seq, line)
-        self._exchange(seq, line, "BEEP", self._retries + 1)
+        self._exchange(seq, line, "BEEP", tries or self._retries + 1)
         self._unacked = None
         with self._lock:
             if self._beeps and self._beeps[0][1] is beep:
@@ -435,13 +436,19 @@ class Board:
 
     def _finish_unacked_beep(self) -> None:
         """On a reconnect: the BEEP in flight when the link was given up is sent again exactly as before, if it is
-        still wanted (not dropped as stale meanwhile)."""
+        still wanted (queued, and not older than the beep time-to-live). It gets the handshake's tries: opening
+        the port resets an Uno, whose bootloader ignores the first second of lines."""
         if self._unacked is None:
             return
+        now = time.monotonic()
         with self._lock:
-            wanted = any(beep is self._unacked[0] for _, beep in self._beeps)
-        if wanted:
-            self._send_beep(self._unacked[0])
+            queued = [(t, beep) for t, beep in self._beeps if beep is self._unacked[0]]
+            if queued and now - queued[0][0] > self._beep_ttl:
+                self._beeps.remove(queued[0])  # no longer news
+                self.dropped_beeps += 1
+                queued = []
+        if queued:
+            self._send_beep(self._unacked[0], HANDSHAKE_TRIES)
         self._unacked = None
 
     def _write(self, data: bytes) -> None:

@@ -2,9 +2,9 @@
 
 It mirrors the firmware (hardware/firmware/src) for machines without the AVR tools and for people trying the
 assistant without a board: same verbs, duplicate cache, events, heartbeats and 3 s fail-safe, on a 1 ms tick
-like the firmware's Timer2. It records every pin change with its time so the assistant can draw the LEDs and
-tests can check timings. Time only moves when ``advance`` is called (the link does it while the driver reads),
-which makes it deterministic under a fake clock.
+like the firmware's Timer2, and the same EEPROM record of the last beep, kept across ``reset``. It records every
+pin change with its time so the assistant can draw the LEDs and tests can check timings. Time only moves when
+``advance`` is called (the link does it while the driver reads), which makes it deterministic under a fake clock.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import serial
 
 from hardware import protocol as proto
+from hardware.beep_record import EEPROM_BYTES, BeepRecord
 from hardware.pins import PINS, PinChange
 
 FW_VERSION = "0.2.0-emu"
@@ -51,14 +52,19 @@ class BoardEmulator:
         self.boots: list[float] = []
         self.drop_acks = 0  # acknowledgements to lose on the way to the host (fault injection)
         self.drop_events = 0  # events to lose the same way (the board still holds them for REPLAY)
+        self.crash_after_ms: int | None = None  # see crash_after_next_ack
+        self._crash_at: int | None = None
+        self.eeprom = bytearray(b"\xff" * EEPROM_BYTES)  # kept across resets and power cycles, erased when new
+        self.beep_record = BeepRecord(self.eeprom)
         self._levels = dict.fromkeys(PINS, 0)
-        self.reset()
+        self.reset("power")
 
     # ---- life cycle -------------------------------------------------------------------------------------
-    def reset(self) -> None:
-        """A reset (button, power, watchdog): state lost, then the BOOT event."""
+    def reset(self, cause: str = "external", at: float | None = None) -> None:
+        """A reset (the reset line, ``cause`` external; power, watchdog) at ``at`` (default now): everything but the
+        EEPROM lost, then the BOOT event."""
         with self._lock:
-            self._boot_t = self._clock()
+            self._boot_t = self._clock() if at is None else at
             self.boots.append(self._boot_t)
             self._ms = 0
             for pin in PINS:  # a reset turns every output off until the firmware runs again
@@ -76,11 +82,15 @@ class BoardEmulator:
             self._event_n = 0
             self._events: deque[str] = deque(maxlen=EVENT_LEN)
             self._cache: deque[tuple[int, int, bytes]] = deque(maxlen=CACHE_LEN)
+            record = self.beep_record.boot()
+            if record is not None:  # the last beep played before the reset: a resend of it is a repeat
+                self._cache.append((*record, proto.frame(f"A {record[0]} OK")))
+            self._crash_at = None
             self._presses: list[tuple[int, str, int, int]] = []  # (due ms, BTN or HOLD, seat, first-contact ms)
             self.crc_errors = 0
             self.duplicates = 0
             self._window("blue", "P")
-            self._emit(f"BOOT {proto.PROTO_VERSION} {FW_VERSION} external")
+            self._emit(f"BOOT {proto.PROTO_VERSION} {FW_VERSION} {cause}")
 
     # ---- the wire -----------------------------------------------------------------------------------------
     def write(self, data: bytes) -> None:
@@ -124,6 +134,13 @@ class BoardEmulator:
                 self._presses.append((self._ms + proto.HOLD_MS, "HOLD", seat, self._ms))
             return self._boot_t + self._ms / 1000
 
+    def crash_after_next_ack(self, delay_ms: int) -> None:
+        """The board acts on the next command but resets ``delay_ms`` after its acknowledgement, which never reaches
+        the host, nor does any other until the reset (fault injection: a reset between acting and the host hearing
+        of it)."""
+        with self._lock:
+            self.crash_after_ms = delay_ms
+
     def inject_noise(self, data: bytes) -> None:
         """Bytes on the line to the host that the board never meant to send (a test of the host's resync)."""
         with self._lock:
@@ -146,13 +163,21 @@ class BoardEmulator:
     def advance(self) -> None:
         """Runs the 1 ms ticks up to the clock's now (a long gap only replays its last 10 s)."""
         with self._lock:
-            target = int((self._clock() - self._boot_t) * 1000)
+            boot = self._boot_t
+            target = int((self._clock() - boot) * 1000)
             self._ms = max(self._ms, target - 10_000)
             while self._ms < target:
                 self._ms += 1
                 self._tick()
+                if self._boot_t != boot:  # the tick reset the board: its clock starts again
+                    boot = self._boot_t
+                    target = int((self._clock() - boot) * 1000)
 
     def _tick(self) -> None:
+        if self._crash_at is not None and self._ms >= self._crash_at:
+            self.crash_after_ms = None
+            self.reset(at=self._t())
+            return
         self._update_leds()
         self._update_beep()
         for due, kind, seat, at in [p for p in self._presses if p[0] <= self._ms]:
@@ -197,7 +222,10 @@ class BoardEmulator:
     # ---- protocol -------------------------------------------------------------------------------------------
     def _send(self, body: str) -> bytes:
         line = proto.frame(body)
-        if body.startswith("A ") and self.drop_acks:
+        if body.startswith("A ") and self.crash_after_ms is not None:
+            if self._crash_at is None:  # lost, and the reset is coming
+                self._crash_at = self._ms + self.crash_after_ms
+        elif body.startswith("A ") and self.drop_acks:
             self.drop_acks -= 1  # lost on the wire (a test's fault injection); the cache still holds it
         elif body.startswith("E ") and self.drop_events:
             self.drop_events -= 1  # lost on the wire; the event buffer still holds it
@@ -248,6 +276,8 @@ class BoardEmulator:
                 return
         replay: list[str] = []
         result = self._run(frame.fields[1], list(frame.fields[2:]), replay)
+        if frame.fields[1] == "BEEP" and result == "OK":
+            self.beep_record.save(frame.number, frame.crc)  # the firmware writes it before the tone starts
         reply = self._send(f"A {frame.number} {result}")
         self._cache.append((frame.number, frame.crc, reply))
         for event in replay:
@@ -282,6 +312,7 @@ class BoardEmulator:
                 if num(args[0], 0, 65535) != proto.PROTO_VERSION:
                     return f"ERR PROTO {proto.PROTO_VERSION}"
                 self._cache.clear()
+                self.beep_record.spend()
                 return f"OK HELLO {proto.PROTO_VERSION} {FW_VERSION} {BOARD_NAME} {self._event_n}"
             if verb == "PING":
                 return f"OK {self._ms}"

@@ -1,16 +1,17 @@
 """Test rigs behind the ``sim`` and ``simavr`` ports: something that runs a board and lets a test (or
 ``mahj board check``) look at its pins and press its buttons.
 
-Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``unplug()``/``replug()``,
-``garbage(text)``, ``drop_next_ack()``, ``drop_next_event()``, ``levels()`` (pins now), ``pin_changes()``,
-``rx_log()`` (when the board had each host line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's
-clock), ``close()``.
+Both rigs offer the same surface: ``port``, ``press(seat)``, ``reset()``, ``power_cycle()``,
+``unplug()``/``replug()``, ``garbage(text)``, ``drop_next_ack()``, ``drop_next_event()``,
+``crash_after_next_ack(ms)``, ``eeprom()``, ``levels()`` (pins now), ``pin_changes()``, ``rx_log()`` (when the
+board had each host line), ``boot_time()``, ``now()``, ``sleep_until(t)`` (on the board's clock), ``close()``.
 Times are the board's own clock in seconds (simulated time for simavr), so timings measured here are honest
 however loaded the machine running the test is.
 
 SimavrRig runs the real firmware ELF in the C harness hardware/rig/boardrig.c (built against libsimavr by
 hardware/firmware/Makefile); its UART is a pseudo-terminal that the driver opens like a real port, reached
-through a symlink that survives ``unplug``/``replug``.
+through a symlink that survives ``unplug``/``replug``. A power cycle is a new harness process on the same EEPROM
+image and the same symlink; the rig's clock runs on across it.
 """
 
 from __future__ import annotations
@@ -102,6 +103,20 @@ class EmulatorRig:
         """The next event the board sends is lost on the way to the host."""
         self.board.drop_events += 1
 
+    def crash_after_next_ack(self, delay_ms: int) -> None:
+        """The board acts on the next command, then resets ``delay_ms`` later; no acknowledgement reaches the host
+        until the reset."""
+        self.board.crash_after_next_ack(delay_ms)
+
+    def power_cycle(self) -> None:
+        """Power off and on (the USB cable out and in): the port goes away, everything but the EEPROM is lost."""
+        self.unplug()
+        self.board.reset("power")
+        self.replug()
+
+    def eeprom(self) -> bytes:
+        return bytes(self.board.eeprom)
+
     def replug(self) -> None:
         self._plugged = True
 
@@ -133,8 +148,8 @@ class SimavrRig:
 
     kind = "simavr"
 
-    def __init__(self, proc: subprocess.Popen, workdir: str) -> None:
-        self._proc = proc
+    def __init__(self, args: list[str], workdir: str) -> None:
+        self._args = args
         self._workdir = workdir
         self.port = str(Path(workdir) / "ttyBOARD")
         self._cond = threading.Condition()
@@ -142,50 +157,57 @@ class SimavrRig:
         self._rx: list[tuple[float, bytes]] = []
         self._replies: list[tuple[str, list[str]]] = []
         self._boot = 0.0
+        self._boot_candidate = 0.0
         self._now = 0.0
-        self._reader = threading.Thread(target=self._read, name="boardrig", daemon=True)
-        self._reader.start()
-        self._expect("READY", timeout=10)
+        self._epoch = 0.0  # rig time of this harness process's simulated time 0 (moves on with each power cycle)
+        self._spawn()
 
     @classmethod
     def start(cls, realtime: bool = True) -> SimavrRig:
         build()
         workdir = tempfile.mkdtemp(prefix="mahj-rig-")
-        args = [str(HARNESS), str(ELF), str(Path(workdir) / "ttyBOARD")]
+        args = [str(HARNESS), str(ELF), str(Path(workdir) / "ttyBOARD"), "--eeprom", str(Path(workdir) / "eeprom")]
         if not realtime:
             args.append("--fast")
-        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, bufsize=1)
-        return cls(proc, workdir)
+        return cls(args, workdir)
+
+    def _spawn(self) -> None:
+        """Starts the harness (power on) and waits until its port is there."""
+        self._proc = subprocess.Popen(self._args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, bufsize=1)
+        self._reader = threading.Thread(target=self._read, args=(self._proc,), name="boardrig", daemon=True)
+        self._reader.start()
+        self._expect("READY", timeout=10)
 
     # ---- harness output -----------------------------------------------------------------------------------
-    def _read(self) -> None:
-        assert self._proc.stdout is not None
-        for raw in self._proc.stdout:
+    def _time(self, ns: str) -> float:
+        return self._epoch + int(ns) / 1e9
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
             parts = raw.rstrip("\n").split(" ", 3)
             tag = parts[0]
             with self._cond:
                 if len(parts) >= 2 and parts[1].isdigit():
-                    self._now = max(self._now, int(parts[1]) / 1e9)
+                    self._now = max(self._now, self._time(parts[1]))
                 if tag == "P":
-                    self._pins.append(PinChange(int(parts[1]) / 1e9, parts[2], int(parts[3])))
+                    self._pins.append(PinChange(self._time(parts[1]), parts[2], int(parts[3])))
                 elif tag in ("RX", "TX"):
                     line = (parts[2] + (" " + parts[3] if len(parts) > 3 else "")).encode()
-                    t = int(parts[1]) / 1e9
+                    t = self._time(parts[1])
                     if tag == "RX":
                         self._rx.append((t, line))
                     elif b" BOOT " in line:
                         self._boot = self._boot_candidate
                 elif tag == "R":
-                    self._boot_candidate = int(parts[1]) / 1e9
+                    self._boot_candidate = self._time(parts[1])
                 else:
                     self._replies.append((tag, parts[1:]))
                 self._cond.notify_all()
         with self._cond:
             self._replies.append(("EXIT", []))
             self._cond.notify_all()
-
-    _boot_candidate = 0.0
 
     def _expect(self, tag: str, timeout: float = 5.0) -> list[str]:
         deadline = time.monotonic() + timeout
@@ -212,11 +234,33 @@ class SimavrRig:
     # ---- the rig surface ----------------------------------------------------------------------------------
     def press(self, seat: int, hold_ms: int = 60) -> float:
         """Presses a call button (with contact bounce); returns the simulated time of first contact."""
-        return int(self._command(f"PRESS {seat} {hold_ms}", "B")[0]) / 1e9
+        return self._time(self._command(f"PRESS {seat} {hold_ms}", "B")[0])
 
     def reset(self) -> float:
         """Pulls the reset line (like the reset button or the Uno's auto-reset); returns the simulated time."""
-        return int(self._command("RESET", "RS")[0]) / 1e9
+        return self._time(self._command("RESET", "RS")[0])
+
+    def crash_after_next_ack(self, delay_ms: int) -> None:
+        """The board acts on the next command, then its reset line is pulled ``delay_ms`` later; no
+        acknowledgement reaches the host until the reset."""
+        self._command(f"CRASH {delay_ms}", "C")
+
+    def eeprom(self) -> bytes:
+        """The AVR's EEPROM now."""
+        return bytes.fromhex(self._command("EEPROM", "EE")[1])
+
+    def power_cycle(self) -> None:
+        """Power off and on: the harness saves the EEPROM and exits (the port goes away), and a new one starts on
+        that EEPROM behind the same port; the pins go dark in between, and the rig's clock runs on."""
+        off = self._time(self._command("POWEROFF", "OFF")[0])
+        self._proc.wait(timeout=5)
+        self._reader.join(timeout=5)
+        with self._cond:
+            self._replies = [r for r in self._replies if r[0] != "EXIT"]
+            lit = [pin for pin, value in levels_at(self._pins).items() if value]
+            self._pins += [PinChange(off, pin, 0) for pin in lit]
+            self._epoch = self._boot_candidate = self._now = off
+        self._spawn()
 
     def unplug(self) -> None:
         """The USB cable is pulled: the pty disappears (the firmware keeps running)."""
@@ -254,7 +298,7 @@ class SimavrRig:
             return self._boot
 
     def now(self) -> float:
-        return int(self._command("TIME", "T")[0]) / 1e9
+        return self._time(self._command("TIME", "T")[0])
 
     def sleep_until(self, t: float, timeout: float = 10.0) -> bool:
         return _sleep_until(self, t, timeout)

@@ -1,11 +1,14 @@
 /* boardrig: runs the mahj board firmware in simavr for the tests and `mahj board check`.
  *
- *   boardrig FIRMWARE.elf LINK_PATH [--fast]
+ *   boardrig FIRMWARE.elf LINK_PATH [--fast] [--eeprom FILE]
  *
  * The AVR's UART0 becomes a pseudo-terminal reachable through the symlink LINK_PATH, which the host driver opens
  * like a real serial port. Bytes from the host are fed to the UART at the line rate (one byte per 10 bit times),
  * as a real wire would. Simulated time is throttled to wall-clock time (unless --fast), so host timeouts and
- * board timeouts relate as on a real table; all reported times are simulated nanoseconds.
+ * board timeouts relate as on a real table; all reported times are simulated nanoseconds. With --eeprom, the AVR's
+ * EEPROM starts with FILE's contents (when it exists) and POWEROFF writes it back, so that a power cycle is a new
+ * boardrig process on the same FILE. A fresh start is a power-on (MCUSR.PORF); simavr does not model the 3.3 ms an
+ * EEPROM byte takes to write on the chip.
  *
  * stdout, one line each:
  *   READY <pty>           the UART is reachable (at start and after REPLUG)
@@ -15,9 +18,14 @@
  *   B <ns> <seat>         reply to PRESS: simulated time of first contact
  *   RS <ns>               reply to RESET: the reset line was pulled at this time
  *   R <ns>                the AVR restarted at this time (RESET command or watchdog)
- *   U <ns> / N <ns> / D <ns> / T <ns>   replies to UNPLUG / NOISE / DROPACK / TIME
+ *   U <ns> / N <ns> / D <ns> / T <ns> / C <ns>   replies to UNPLUG / NOISE / DROPACK / TIME / CRASH
+ *   EE <ns> <hex>         reply to EEPROM: the whole EEPROM
+ *   OFF <ns>              reply to POWEROFF, just before boardrig exits
  * stdin commands: PRESS <seat> <hold_ms> | RESET | UNPLUG | REPLUG | NOISE <text> (\n = line end)
- *                 | DROPACK (the next acknowledgement line never reaches the host) | TIME | QUIT
+ *                 | DROPACK (the next acknowledgement line never reaches the host) | DROPEVENT | TIME | EEPROM
+ *                 | CRASH <ms> (the next acknowledgement, and every one after it, never reaches the host; <ms> after
+ *                   the first the reset line is pulled: the board acted but resets before the host hears it did)
+ *                 | POWEROFF (EEPROM to the --eeprom FILE, then exit) | QUIT
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "avr_eeprom.h"
 #include "avr_ioport.h"
 #include "avr_uart.h"
 #include "sim_avr.h"
@@ -61,9 +70,11 @@ static pin_t pins[] = {
 #define BTN_PORT 'C' /* PC0..PC3 = seats 0..3 */
 
 static avr_t *avr;
+static int dropping; /* the line the AVR is sending now never reaches the host */
 static avr_irq_t *uart_in;
 static int master = -1, slave = -1;
 static const char *link_path;
+static const char *eeprom_path;
 static int fast;
 
 /* host -> AVR bytes waiting for the wire */
@@ -203,16 +214,29 @@ static void after_reset(void) {
     nsteps = 0;
     release_all_buttons();
     rx_len = tx_len = 0;
+    dropping = 0; /* a line cut off by the reset never ends */
 }
 
 /* ---- UART <-> pty --------------------------------------------------------------------------------------- */
 
-static int acks_to_drop, events_to_drop, dropping;
+static int acks_to_drop, events_to_drop;
+static long crash_ms = -1;           /* CRASH armed: acknowledgements are lost, the reset follows crash_ms later */
+static avr_cycle_count_t crash_at;   /* when the reset line is pulled (0: not yet known) */
+
+/* The reset line pulled (the reset button, the Uno's auto-reset): the firmware reports an external reset. */
+static void pull_reset(void) {
+    avr_reset(avr); /* the main loop sees pc 0 and calls after_reset */
+    avr->data[0x54] |= 1 << 1; /* MCUSR.EXTRF */
+}
 
 static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     (void)param;
     unsigned char c = (unsigned char)value;
+    if (tx_len == 0 && !dropping && c == 'A' && crash_ms >= 0) { /* CRASH: lost, and the reset is coming */
+        dropping = 1;
+        if (!crash_at) crash_at = avr->cycle + (avr_cycle_count_t)crash_ms * (F_CPU / 1000);
+    }
     if (tx_len == 0 && !dropping) { /* DROPACK / DROPEVENT: this whole line gets lost */
         int *to_drop = c == 'A' ? &acks_to_drop : c == 'E' ? &events_to_drop : NULL;
         if (to_drop && *to_drop > 0) {
@@ -295,6 +319,27 @@ static void unplug(void) {
     inq_head = inq_tail = 0;
 }
 
+/* ---- EEPROM --------------------------------------------------------------------------------------------- */
+
+/* The AVR's EEPROM, read and written in place (simavr's EEPROM_SET/GET copies refuse the whole 1 KB and SET prints
+ * to stdout, which is this program's protocol). */
+#define EEPROM_BYTES 1024
+static uint8_t *eeprom(void) {
+    avr_eeprom_desc_t desc = {.ee = NULL, .offset = 0, .size = 0};
+    avr_ioctl(avr, AVR_IOCTL_EEPROM_GET, &desc);
+    return desc.ee;
+}
+
+static void load_eeprom(void) {
+    FILE *f = eeprom_path ? fopen(eeprom_path, "rb") : NULL;
+    if (!f) return; /* a new board: erased (0xFF) */
+    if (fread(eeprom(), 1, EEPROM_BYTES, f) != EEPROM_BYTES) {
+        fprintf(stderr, "boardrig: %s is not a %d-byte EEPROM image\n", eeprom_path, EEPROM_BYTES);
+        exit(1);
+    }
+    fclose(f);
+}
+
 /* ---- control -------------------------------------------------------------------------------------------- */
 
 static int control(char *cmd) {
@@ -304,8 +349,7 @@ static int control(char *cmd) {
         press(seat, hold);
     } else if (!strncmp(cmd, "RESET", 5)) {
         emit("RS %llu\n", ns(avr->cycle));
-        avr_reset(avr); /* the main loop sees pc 0 and calls after_reset */
-        avr->data[0x54] |= 1 << 1; /* MCUSR.EXTRF: the firmware reports an external reset, as on the board */
+        pull_reset();
     } else if (!strncmp(cmd, "UNPLUG", 6)) {
         unplug();
         emit("U %llu\n", ns(avr->cycle));
@@ -327,6 +371,22 @@ static int control(char *cmd) {
         emit("D %llu\n", ns(avr->cycle));
     } else if (!strncmp(cmd, "TIME", 4)) {
         emit("T %llu\n", ns(avr->cycle));
+    } else if (sscanf(cmd, "CRASH %ld", &crash_ms) == 1 && crash_ms >= 0) {
+        crash_at = 0;
+        emit("C %llu\n", ns(avr->cycle));
+    } else if (!strncmp(cmd, "EEPROM", 6)) {
+        const uint8_t *ee = eeprom();
+        emit("EE %llu ", ns(avr->cycle));
+        for (int i = 0; i < EEPROM_BYTES; i++) emit("%02X", ee[i]);
+        emit("\n");
+    } else if (!strncmp(cmd, "POWEROFF", 8)) {
+        FILE *f = eeprom_path ? fopen(eeprom_path, "wb") : NULL;
+        if (!f || fwrite(eeprom(), 1, EEPROM_BYTES, f) != EEPROM_BYTES || fclose(f) != 0) {
+            fprintf(stderr, "boardrig: cannot write the EEPROM to %s\n", eeprom_path ? eeprom_path : "(no --eeprom)");
+            exit(1);
+        }
+        emit("OFF %llu\n", ns(avr->cycle));
+        return 0;
     } else if (!strncmp(cmd, "QUIT", 4)) {
         return 0;
     } else {
@@ -348,11 +408,20 @@ static long long wall_ns(void) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: boardrig FIRMWARE.elf LINK_PATH [--fast]\n");
+        fprintf(stderr, "usage: boardrig FIRMWARE.elf LINK_PATH [--fast] [--eeprom FILE]\n");
         return 2;
     }
     link_path = argv[2];
-    fast = argc > 3 && !strcmp(argv[3], "--fast");
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--fast"))
+            fast = 1;
+        else if (!strcmp(argv[i], "--eeprom") && i + 1 < argc)
+            eeprom_path = argv[++i];
+        else {
+            fprintf(stderr, "boardrig: unknown argument %s\n", argv[i]);
+            return 2;
+        }
+    }
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
     elf_firmware_t fw;
@@ -371,6 +440,8 @@ int main(int argc, char **argv) {
     avr_load_firmware(avr, &fw);
     avr->sleep = no_sleep;
     avr->log = LOG_ERROR;
+    load_eeprom();
+    avr->data[0x54] |= 1 << 0; /* MCUSR.PORF: a fresh start is a power-on */
 
     uint32_t flags = 0;
     avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
@@ -394,6 +465,11 @@ int main(int argc, char **argv) {
     for (;;) {
         avr_cycle_count_t target = avr->cycle + F_CPU / 1000; /* 1 ms of simulated time per round */
         while (avr->cycle < target) {
+            if (crash_at && avr->cycle >= crash_at) { /* CRASH: the reset, then acknowledgements reach the host */
+                crash_ms = -1;
+                crash_at = 0;
+                pull_reset();
+            }
             if (avr->pc == 0 && !at_reset_vector) after_reset();
             at_reset_vector = avr->pc == 0;
             int state = avr_run(avr);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beeprec.h"
 #include "buttons.h"
 #include "buzzer.h"
 #include "config.h"
@@ -77,15 +78,29 @@ static void out_u32(uint32_t v) {
     out_str(ultoa(v, buf, 10));
 }
 
-/* Appends "*CRC\n", sends the line and leaves it in `out` for the duplicate cache. */
-static void out_send(void) {
+/* Appends "*CRC\n" to the line in `out`. */
+static void out_frame(void) {
     static const char hex[] = "0123456789ABCDEF";
     uint16_t crc = crc16_xmodem(out, out_len);
     out[out_len++] = '*';
     for (int8_t shift = 12; shift >= 0; shift -= 4) out[out_len++] = hex[(crc >> shift) & 0xF];
     out[out_len++] = '\n';
     out[out_len] = 0;
+}
+
+/* Frames and sends the line, leaving it in `out` for the duplicate cache. */
+static void out_send(void) {
+    out_frame();
     uart_puts(out);
+}
+
+/* Remembers the reply in `out` to the command numbered `seq` whose line has CRC `crc`. */
+static void cache_put(uint16_t seq, uint16_t crc) {
+    cached_t *c = &cache[cache_next];
+    cache_next = (uint8_t)((cache_next + 1) % CACHE_LEN);
+    c->seq = seq;
+    c->crc = crc;
+    memcpy(c->reply, out, (size_t)out_len + 1);
 }
 
 /* ---- events ---------------------------------------------------------------------------------------------- */
@@ -131,6 +146,14 @@ void protocol_boot(uint8_t mcusr) {
     for (uint8_t bit = 0; bit < 4; bit++)
         if (mcusr & (1 << bit)) boot_cause = bit;
     leds_window(COLOR_BLUE, MODE_PULSE, 0);
+    uint16_t seq, crc;
+    if (beeprec_boot(&seq, &crc)) { /* the last beep played before the reset: a resend of it is a repeat */
+        out_begin('A');
+        out_u32(seq);
+        out_P(PSTR("OK"));
+        out_frame();
+        cache_put(seq, crc);
+    }
     event_emit(EV_BOOT, boot_cause, 0);
 }
 
@@ -181,6 +204,7 @@ static void enter_idle(uint32_t now_ms) {
 typedef uint8_t (*handler_t)(char **arg, uint32_t now_ms);
 
 static uint16_t replay_from; /* set by REPLAY: events to resend once its reply is out */
+static uint16_t line_seq, line_crc; /* the command being run: a BEEP keeps them in EEPROM (beeprec.c) */
 
 static uint8_t cmd_hello(char **arg, uint32_t now_ms) {
     (void)now_ms;
@@ -190,6 +214,7 @@ static uint8_t cmd_hello(char **arg, uint32_t now_ms) {
         return 0;
     }
     memset(cache, 0, sizeof cache); /* a new host session: its sequence numbers start again */
+    beeprec_spend();
     out_P(PSTR("OK HELLO"));
     out_u32(PROTO_VERSION);
     out_P(PSTR(FW_VERSION));
@@ -241,7 +266,9 @@ static uint8_t cmd_beep(char **arg, uint32_t now_ms) {
     int32_t freq = parse_num(arg[0], 100, 8000), on = parse_num(arg[1], 1, 2000);
     int32_t off = parse_num(arg[2], 0, 2000), count = parse_num(arg[3], 1, 9);
     if (freq < 0 || on < 0 || off < 0 || count < 0) return 1;
+    beeprec_save(line_seq, line_crc); /* before the tone: a tone that sounded always has its record */
     buzzer_start((uint16_t)freq, (uint16_t)on, (uint16_t)off, (uint8_t)count, now_ms);
+    beeprec_saved();
     out_P(PSTR("OK"));
     return 0;
 }
@@ -397,15 +424,13 @@ static void handle_line(uint32_t now_ms) {
         }
     }
     replay_from = 0;
+    line_seq = (uint16_t)seq;
+    line_crc = crc;
     out_begin('A');
     out_u32((uint32_t)seq);
     run_command(tok + 2, (uint8_t)(n - 2), now_ms);
     out_send();
-    cached_t *c = &cache[cache_next];
-    cache_next = (uint8_t)((cache_next + 1) % CACHE_LEN);
-    c->seq = (uint16_t)seq;
-    c->crc = crc;
-    memcpy(c->reply, out, (size_t)out_len + 1);
+    cache_put((uint16_t)seq, crc);
     if (replay_from) {
         for (int8_t k = EVENT_LEN - 1; k >= 0; k--) {  /* oldest first, across the 65535 -> 1 wrap */
             event_t *e = held((uint8_t)k);
