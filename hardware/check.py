@@ -85,6 +85,7 @@ def run_check(port: str | None, progress: Callable[[str], None] = lambda _: None
             ("lost event -> replayed", lambda: _lost_event(board)),
             ("host silence -> fail-safe", lambda: _silence(board)),
             ("board reset -> state restored", lambda: _reset(board)),
+            ("beep kept across a reset", lambda: _beep_across_reset(board)),
             ("port lost -> recovered", lambda: _unplug(board)),
         ]
         for name, step in steps:
@@ -266,6 +267,30 @@ def _reset(board: Board) -> tuple[bool, str]:
         return False, f"{how}: reset not detected"
     ok = board.wait_applied(2) and wait_until(lambda: _shows(board), 2)
     return ok, f"{how}; state re-applied"
+
+
+def _beep_across_reset(board: Board) -> tuple[bool, str]:
+    """A BEEP played, then the board restarts (RESET: a watchdog reset, so this runs on a real board too) before the
+    host resends it: the board kept it in EEPROM and answers the resend as a repeat instead of beeping again."""
+    board.request("QUIET")
+    rig = board.rig
+    t0 = rig.now() if rig is not None else 0.0
+    line = proto.command(60003, "BEEP", 1700, 20, 0, 1)
+    first = board.exchange_raw(line)
+    count = len(board.recoveries)
+    board.request("RESET")
+    if not wait_until(lambda: any(r.kind == "board_reset" for r in board.recoveries[count:]), 3):
+        return False, "reset not detected"
+    board.wait_applied(2)
+    second = board.exchange_raw(line)
+    repeats = board.request("STATUS")[6]
+    ok = first is not None and first == second and repeats == "1"
+    detail = f"resend after the reset answered {'as a repeat' if ok else second}"
+    if rig is not None:
+        rig.sleep_until(rig.now() + 0.05)
+        tones = len([p for p in rig.pin_changes() if p.pin == "BUZZ" and p.value and p.t >= t0])
+        return ok and tones == 1, f"{detail}, {tones} tone(s) on the pin"
+    return ok, detail
 
 
 def _unplug(board: Board) -> tuple[bool | None, str]:

@@ -21,7 +21,7 @@ from hardware import protocol as proto
 from hardware.beep_record import EEPROM_BYTES, BeepRecord
 from hardware.pins import PINS, PinChange
 
-FW_VERSION = "0.2.0-emu"
+FW_VERSION = "0.3.0-emu"
 BOARD_NAME = "mahj-emulator"
 HOST_SILENCE_MS = 3000
 HEARTBEAT_MS = 1000

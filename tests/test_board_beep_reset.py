@@ -107,6 +107,27 @@ def test_a_power_cycle_keeps_the_record(rig):
         client.close()
 
 
+def test_a_reset_that_cuts_a_tone_and_lines_on_the_wire_leaves_the_rig_working(rig):
+    """simavr's reset cancels every timer, the harness's own too: the tone it cut is reported stopped, later tones
+    are seen, and host bytes still on the wire go on reaching the board."""
+    client = Raw(rig)
+    try:
+        assert client.cmd(1, "HELLO", proto.PROTO_VERSION)[0] == "OK"
+        t0 = rig.now()
+        assert client.cmd(2, "BEEP", 1000, 500, 0, 1) == ("OK",)
+        client.link.write(b"".join(proto.command(n, "PING") for n in range(3, 23)))  # 16 ms of wire
+        rig.reset()
+        after_reset(rig, client)
+        client.link.write(proto.command(30, "PING"))  # behind what was still on the wire (answered or torn)
+        assert client.read_until(lambda raw: raw.startswith(b"A 30 OK "), 2)
+        assert beep_once(rig, client, proto.command(31, "BEEP", *BEEP)) is not None
+        buzz = [p for p in rig.pin_changes() if p.pin == "BUZZ" and p.t >= t0]
+        assert [bool(p.value) for p in buzz] == [True, False, True, False], buzz
+        assert buzz[1].t - buzz[0].t < 0.4  # the first tone was cut by the reset, not played out
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize("kind", ["sim", "simavr"])
 @pytest.mark.parametrize("lost_after_reset", range(10))
 def test_one_tone_when_the_board_resets_before_its_ack(kind, lost_after_reset):

@@ -23,7 +23,7 @@ def test_board_check_passes_and_reports_latency(port, capsys):
     assert {"failsafe", "board_reset", "reconnect", "event_gap"} <= kinds
     assert report["latency_ms"]["n"] >= 10 and report["latency_ms"]["p95"] < 10
     if port == "simavr":
-        assert "Program:" in report["avr_size"] and report["board"]["firmware"] == "0.2.0"
+        assert "Program:" in report["avr_size"] and report["board"]["firmware"] == "0.3.0"
 
 
 def test_board_signal_shows_the_ruling(capsys):

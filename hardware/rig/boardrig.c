@@ -207,14 +207,25 @@ static void release_all_buttons(void) {
     }
 }
 
+static avr_cycle_count_t feed_byte(avr_t *a, avr_cycle_count_t when, void *param);
+
 /* After any reset (RESET command or the firmware's own watchdog reset) the PIN register is cleared, and simavr
- * does not model the pull-ups: put the released buttons' high level back and forget pending presses. */
+ * does not model the pull-ups: put the released buttons' high level back and forget pending presses. simavr's
+ * reset also cancels every cycle timer: a tone cut off by the reset is reported stopped, and host bytes still on
+ * the wire go on arriving (the one in the UART at the reset is lost, as on the chip). */
 static void after_reset(void) {
     emit("R %llu\n", ns(avr->cycle));
     nsteps = 0;
     release_all_buttons();
     rx_len = tx_len = 0;
     dropping = 0; /* a line cut off by the reset never ends */
+    if (tone_on) emit("P %llu BUZZ 0\n", ns(avr->cycle));
+    tone_on = buzz_edges = 0;
+    feeding = 0;
+    if (inq_head != inq_tail) {
+        feeding = 1;
+        avr_cycle_timer_register(avr, 1, feed_byte, NULL);
+    }
 }
 
 /* ---- UART <-> pty --------------------------------------------------------------------------------------- */

@@ -5,7 +5,7 @@
 #include <avr/io.h>
 
 #define PROTO_VERSION 1
-#define FW_VERSION "0.2.0"
+#define FW_VERSION "0.3.0"
 #define BOARD_NAME "mahj-board"
 
 /* 250000 baud: with U2X and UBRR = 7 the 16 MHz clock divides it exactly (0.0 % error), where 115200 would be
