@@ -170,7 +170,7 @@ def test_a_restarted_host_after_a_board_reset_has_its_beeps_played(kind):
         t0 = rig.now()
         for _ in range(2):
             opener = rig.open_link if rig.kind == "sim" else serial_opener(rig.port)
-            board = Board(rig.port, opener, ack_timeout=0.1, heartbeat_s=60)  # no PINGs: the same numbers each time
+            board = Board(rig.port, opener, heartbeat_s=60)  # no PINGs: the same numbers each time
             assert board.wait_ready(5) and board.wait_applied(2)  # not attached: closing it leaves the rig running
             rig.reset()
             assert wait_until(lambda b=board: any(r.kind == "board_reset" for r in b.recoveries), 3)
@@ -179,8 +179,8 @@ def test_a_restarted_host_after_a_board_reset_has_its_beeps_played(kind):
             assert board.wait_applied(5)
             assert rig.sleep_until(rig.now() + 0.1)
             board.close()
-        first, second = [raw for t, raw in rig.rx_log() if b" BEEP " in raw]
-        assert first == second
+        lines = [raw for t, raw in rig.rx_log() if b" BEEP " in raw]  # a retry under load sends one again
+        assert len(lines) >= 2 and len(set(lines)) == 1
         assert len(tones(rig.pin_changes(), t0)) == 2
     finally:
         rig.close()
