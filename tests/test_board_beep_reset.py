@@ -29,7 +29,7 @@ def rig(request):
 
 def beep_once(rig, client: Raw, line: bytes) -> bytes | None:
     """Sends a BEEP line and waits until a tone it started would be over; returns the board's answer."""
-    answer = client.send(line)
+    answer = client.send(line, timeout=3)
     assert rig.sleep_until(rig.now() + 0.05)
     return answer
 
@@ -201,7 +201,7 @@ def test_the_emulator_keeps_the_firmwares_eeprom():
             else:
                 lines = [proto.command(seq, "BEEP", rng.randrange(100, 8000), 1, 0, 1)]
             for client in clients:
-                assert client.send(lines[0]) is not None
+                assert client.send(lines[0], timeout=5) is not None
             if step in (50, SLOTS + 5):
                 for r, client in zip(boards, clients, strict=True):
                     r.reset()
