@@ -90,6 +90,7 @@ class BoardEmulator:
             self.crc_errors = 0
             self.duplicates = 0
             self._window("blue", "P")
+            self._out += b"\n"  # as the firmware: ends a line a reset cut off
             self._emit(f"BOOT {proto.PROTO_VERSION} {FW_VERSION} {cause}")
 
     # ---- the wire -----------------------------------------------------------------------------------------

@@ -154,6 +154,7 @@ void protocol_boot(uint8_t mcusr) {
         out_frame();
         cache_put(seq, crc);
     }
+    uart_puts("\n"); /* ends a line the reset cut off, which would otherwise swallow the BOOT line at the host */
     event_emit(EV_BOOT, boot_cause, 0);
 }
 
