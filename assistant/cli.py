@@ -34,8 +34,12 @@ class Parser(argparse.ArgumentParser):
             message = f"{message[:m.start()]}{m.group(1)!r} is not one of {', '.join(choices)}{hint}"
         elif message.startswith("unrecognized arguments: "):
             options = sorted(self._options())  # all commands' options: offer only the closest one
-            for word in (w for w in message.split()[2:] if w.startswith("--")):
-                message += "".join(f" (did you mean {best!r}?)" for best in close_words(word, options, n=1))
+            for word in (w.split("=")[0] for w in message.split()[2:] if w.startswith("--")):
+                owners = self._commands_with(word)
+                if owners:    # spelt right, given to a command that does not take it
+                    message += f" ({word} is an option of: {', '.join(owners)})"
+                else:
+                    message += "".join(f" (did you mean {best!r}?)" for best in close_words(word, options, n=1))
         super().error(message)
 
     def _options(self) -> set[str]:
@@ -47,6 +51,18 @@ class Parser(argparse.ArgumentParser):
             for sub in (action.choices or {}).values() if isinstance(action, argparse._SubParsersAction) else ():
                 found |= sub._options()
         return found
+
+
+    def _commands_with(self, option: str) -> list[str]:
+        """The sub-commands (``setup tiles`` for a nested one) that take ``option``."""
+        owners: list[str] = []
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    if any(option in a.option_strings for a in sub._actions):
+                        owners.append(name)
+                    owners += [f"{name} {inner}" for inner in sub._commands_with(option)]
+        return owners
 
 
 def mahj_version() -> str:

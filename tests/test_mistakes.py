@@ -23,6 +23,8 @@ MISTAKES = [
     (["verfy"], 2, ["did you mean 'verify'?"], []),
     (["pay", "--value", "25", "--self-pick", "--jsno"], 2, ["unrecognized arguments: --jsno (did you mean '--json'?)"],
      []),
+    # spelt right but given to a command that does not take it: name who does, never "did you mean" itself
+    (["demo", "--journal", "j.jsonl"], 2, ["--journal is an option of: display, watch"], ["did you mean"]),
     (["tile", "3", "bma"], 2, ["tile 1: 'bma' is not a suit", "did you mean 'bam'?"], []),
     (["tile", "soup"], 2, ["not a tile: 'soup'", "'soap'"], []),
     (["tile", "3B", "jocker"], 2, ["tile 2", "'joker'"], []),
