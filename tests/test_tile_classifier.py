@@ -3,26 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from tile_model_kit import fixture_photo, fixture_truth
 
 from vision.tile_classifier import CLASSES, SECOND_LOOK, crop_square
-from vision.tile_model import TileModel
-
-
-@pytest.fixture(scope="module")
-def model() -> TileModel:
-    return TileModel.load()
-
-
-@pytest.fixture(scope="module")
-def truth() -> dict:
-    return fixture_truth()
-
-
-@pytest.fixture(scope="module")
-def frame() -> np.ndarray:
-    return fixture_photo()
 
 
 def test_classify_is_batched_and_accepts_any_crop_size(model, frame, truth):

@@ -11,7 +11,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from tile_model_kit import FIXTURE, fixture_photo, fixture_truth, match, whole_table_frame
+from tile_model_kit import FIXTURE, match
 
 from assistant.cli import main
 from vision.tile_model import (
@@ -19,27 +19,6 @@ from vision.tile_model import (
     TileModel,
     TileModelError,
 )
-
-
-@pytest.fixture(scope="module")
-def model() -> TileModel:
-    return TileModel.load()
-
-
-@pytest.fixture(scope="module")
-def truth() -> dict:
-    return fixture_truth()
-
-
-@pytest.fixture(scope="module")
-def frame() -> np.ndarray:
-    return fixture_photo()
-
-
-@pytest.fixture(scope="module")
-def whole_table() -> tuple:
-    return whole_table_frame()
-
 
 #: Floors for the shipped model on the bundled recording's first frame (measured, then rounded down; raise them
 #: with a better model): face-up tiles found and read right, face-down tiles found, boxes that are no tile.

@@ -5,32 +5,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from tile_model_kit import fixture_photo, fixture_truth, iou, whole_table_frame
+from tile_model_kit import iou
 
 from datasets.synth.layout import grid_scene, overhead_camera
 from datasets.synth.scene import render
 from engine.tiles import TILES
-from vision.tile_model import TileModel
-
-
-@pytest.fixture(scope="module")
-def model() -> TileModel:
-    return TileModel.load()
-
-
-@pytest.fixture(scope="module")
-def truth() -> dict:
-    return fixture_truth()
-
-
-@pytest.fixture(scope="module")
-def frame() -> np.ndarray:
-    return fixture_photo()
-
-
-@pytest.fixture(scope="module")
-def whole_table() -> tuple:
-    return whole_table_frame()
 
 
 def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found(model, whole_table):
