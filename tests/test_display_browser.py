@@ -4,24 +4,15 @@ Screenshots go to tests/artifacts/ (gitignored). Skips, saying what is missing, 
 is not installed; CI has both.
 """
 
-import json
-import shutil
 import statistics
 import time
-from pathlib import Path
 
 import pytest
+from browser_kit import ARGS, ARTIFACTS, CHROMIUM, axe_violations, needs_chromium, sync_api
 
 from assistant.display import DisplayServer, TableView
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="needs the python playwright package")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
-HERE = Path(__file__).parent
-ARTIFACTS = HERE / "artifacts"
-AXE = HERE / "vendor" / "axe-core" / "axe.min.js"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+pytestmark = needs_chromium
 TOKEN = "browser-test-token"
 
 
@@ -209,12 +200,7 @@ def test_ask_buttons_answer_for_the_screen_reader(table):
 
 def test_axe_audit_no_serious_violations_and_aaa_contrast(table):
     page, *_ = table
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate(
-        "axe.run(document, {rules: {'color-contrast-enhanced': {enabled: true}}}).then(r => r.violations)")
-    (ARTIFACTS / "axe-violations.json").write_text(json.dumps(result, indent=1))
-    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in result
-           if v["impact"] in ("serious", "critical") or v["id"] == "color-contrast-enhanced"]
+    bad = axe_violations(page, "axe-violations.json")
     assert not bad, bad
 
 

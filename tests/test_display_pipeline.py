@@ -1,24 +1,18 @@
 """A correction made on the display in a real browser goes through the pipeline to the referee and the journal,
 and the page shows the corrected game."""
 
-import shutil
 import threading
-from pathlib import Path
 
 import pytest
+from browser_kit import ARGS, CHROMIUM, needs_chromium, sync_api
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="needs the python playwright package")
 pytest.importorskip("vision.events", reason="needs vision events (issue 7)")
 
 from assistant.display import DisplayServer  # noqa: E402
 from tests.test_pipeline import ListJournal, game_observations, make  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
+@needs_chromium
 def test_fix_tile_from_the_display_is_ruled_and_journaled():
     a, _ = make(journal=ListJournal())
     server = DisplayServer(port=0, on_correction=a.request, initial=a.view.snapshot()).start()

@@ -4,11 +4,9 @@ the camera warning of `mahj watch`; axe finds nothing serious and every colour p
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
+from browser_kit import ARGS, ARTIFACTS, CHROMIUM, axe_violations, needs_chromium, sync_api
 
 from assistant.display import DisplayServer, TableView
 from assistant.display.setup_view import setup_snapshot
@@ -19,14 +17,7 @@ from vision.enroll import read_capture
 from vision.mat import cells
 from vision.tile_model import TileModel
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="needs the python playwright package")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium")
-HERE = Path(__file__).parent
-ARTIFACTS = HERE / "artifacts"
-AXE = HERE / "vendor" / "axe-core" / "axe.min.js"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +55,6 @@ def _show(pg, srv, snap):
     pg.wait_for_function(f"window.__mahjUpdates.length > {n}", timeout=5000)
 
 
-def _axe(pg):
-    pg.add_script_tag(path=str(AXE))
-    result = pg.evaluate(
-        "axe.run(document, {rules: {'color-contrast-enhanced': {enabled: true}}}).then(r => r.violations)")
-    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in result
-            if v["impact"] in ("serious", "critical") or v["id"] == "color-contrast-enhanced"]
-
-
 def test_each_box_is_shown_as_read_with_what_to_fix_then_the_report(page, capture):
     pg, srv = page
     _show(pg, srv, setup_snapshot("grandmas", "capture 1 of 3", display_capture(capture)))
@@ -91,7 +74,7 @@ def test_each_box_is_shown_as_read_with_what_to_fix_then_the_report(page, captur
     fixes = pg.inner_text("#setup-problems")
     assert "sheet 1, 6 Bam: face down: turn the tile face up" in fixes
     assert pg.inner_text("#announce") == f"capture 1 of 3: {len(capture.problems())} things to fix"
-    assert not _axe(pg)
+    assert not axe_violations(pg)
     pg.screenshot(path=str(ARTIFACTS / "setup-capture.png"), full_page=True)
     for width in (320, 390):   # a phone held at the table: no sideways scroll
         pg.set_viewport_size({"width": width, "height": 800})
@@ -105,7 +88,7 @@ def test_each_box_is_shown_as_read_with_what_to_fix_then_the_report(page, captur
     assert "Learned: 100 tiles from 3 capture(s) in 4.2 s" in report
     assert "sure: 1 Bam" in report and "unsure: 8 Dot" in report
     assert "your 2 Dot and 8 Dot look alike" in report
-    assert not _axe(pg)
+    assert not axe_violations(pg)
     pg.screenshot(path=str(ARTIFACTS / "setup-report.png"), full_page=True)
 
     _show(pg, srv, setup_snapshot("grandmas", "nothing learned", error="nothing learned: every capture was doubted"))
@@ -121,7 +104,7 @@ def test_the_camera_warning_stands_on_the_game_page(page):
     assert not pg.is_visible("#setup") and pg.is_visible("#corrections")   # the game page again
     assert pg.get_attribute("#camera-warn", "role") == "alert"
     assert "tile size fails: tiles are 7 px wide" in pg.inner_text("#camera-warn")
-    assert not _axe(pg)
+    assert not axe_violations(pg)
     pg.screenshot(path=str(ARTIFACTS / "display-camera-warning.png"), full_page=True)
     _show(pg, srv, TableView().snapshot())
     assert not pg.is_visible("#camera-warn")
