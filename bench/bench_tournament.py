@@ -19,6 +19,7 @@ With no --db, runs SQLite, then PostgreSQL if MAHJ_TEST_POSTGRES_URL is set.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -29,6 +30,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from tqdm import tqdm
@@ -264,8 +266,11 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for target in targets:
-            url = f"sqlite:///{Path(tmp) / 'bench.db'}" if target == "sqlite" else fresh_pg(target)
-            results.append(run(url, args.tables, args.seed, args.spread))
+            if target == "sqlite":
+                results.append(run(f"sqlite:///{Path(tmp) / 'bench.db'}", args.tables, args.seed, args.spread))
+                continue
+            with fresh_pg(target) as url:
+                results.append(run(url, args.tables, args.seed, args.spread))
     for r in results:
         if args.json:
             print(json.dumps(r))
@@ -282,14 +287,21 @@ def main() -> int:
     return 1 if any(r["problems"] for r in results) else 0
 
 
-def fresh_pg(url: str) -> str:
-    """A schema of its own in the given database, so the bench never meets an earlier run's tournament."""
+@contextlib.contextmanager
+def fresh_pg(url: str) -> Iterator[str]:
+    """A schema of its own in the given database, so the bench never meets an earlier run's tournament; dropped
+    when the run is over, so runs leave nothing behind."""
     import psycopg
 
     schema = f"bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+    plain = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
-    return f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+    try:
+        yield f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 if __name__ == "__main__":
