@@ -43,13 +43,14 @@ def camerash_code(label_name: str) -> str:
 
 
 #: Labels the collection gets wrong, by file name: 350.jpg is labelled dots-8 but shows nine dots and a 9 in its
-#: corner (found looking at the weakest kinds of bench/setup_tiles.py --physical). The committed split lists were
-#: drawn from the original labels and stay as they are.
+#: corner (found looking at the weakest kinds of bench/setup_tiles.py --physical). The split lists are drawn from
+#: the labels as published, so the fix moves no photo between train and test.
 CAMERASH_FIXES = {"350.jpg": "9D"}
 
 
-def camerash_items(root: Path = CAMERASH) -> list[tuple[str, str]]:
-    """All (image file name, tile code) pairs, in file-name order, with CAMERASH_FIXES applied."""
+def camerash_items(root: Path = CAMERASH, fixed: bool = True) -> list[tuple[str, str]]:
+    """All (image file name, tile code) pairs, in file-name order, with CAMERASH_FIXES applied unless ``fixed`` is
+    False (the labels as published, which the committed split lists were drawn from)."""
     csv_path = root / "tiles-data" / "data.csv"
     with csv_path.open(newline="", encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
@@ -57,7 +58,7 @@ def camerash_items(root: Path = CAMERASH) -> list[tuple[str, str]]:
     for n, row in enumerate(rows, start=2):
         try:
             code = camerash_code(row["label-name"])
-            items.append((row["image-name"], CAMERASH_FIXES.get(row["image-name"], code)))
+            items.append((row["image-name"], CAMERASH_FIXES.get(row["image-name"], code) if fixed else code))
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{csv_path}:{n}: {exc}") from exc
     return sorted(items, key=lambda it: int(Path(it[0]).stem))
@@ -144,7 +145,7 @@ def write_splits() -> None:
     for split, folder in (("train", "train"), ("test", "valid")):
         names = sorted(p.name for p in (HAITAKS / folder / "images").iterdir())
         (SPLITS / f"haitaks-{split}.txt").write_text("\n".join(names) + "\n")
-    split = camerash_split(camerash_items())
+    split = camerash_split(camerash_items(fixed=False))
     for s in ("train", "test"):
         (SPLITS / f"camerash-{s}.txt").write_text("\n".join(n for n, v in split.items() if v == s) + "\n")
 
