@@ -136,3 +136,28 @@ def test_a_database_failure_is_answered_503_and_saves_nothing(tmp_path):
     res = asyncio.run(send())
     assert res.status_code == 503 and "nothing was saved" in res.json()["error"]
     store.close()
+
+
+def test_a_phone_on_the_lan_gets_the_page_and_then_its_scripts_by_the_page_cookie(tmp_path):
+    """From another machine, only the page's address carries the token; its scripts and style come by the cookie
+    the page set (the display's own cookie has another name)."""
+    import asyncio
+
+    import httpx
+
+    from assistant.tournament.web import create_app
+
+    store, tokens = new_tournament(f"sqlite:///{tmp_path / 't.db'}")
+
+    async def visit():
+        transport = httpx.ASGITransport(app=create_app(store), client=("192.168.1.50", 50123))
+        async with httpx.AsyncClient(transport=transport, base_url="http://192.168.1.10:8770") as phone:
+            bare = await phone.get("/static/scorer.js")
+            page = await phone.get(f"/table/2?token={tokens['2']}")
+            return bare.status_code, page.status_code, [(await phone.get(f"/static/{n}")).status_code
+                                                       for n in ("scorer.js", "common.js", "tournament.css")]
+
+    bare, page, assets = asyncio.run(visit())
+    assert bare == 403                      # nothing without a token from another machine
+    assert page == 200 and assets == [200, 200, 200]
+    store.close()

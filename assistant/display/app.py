@@ -131,13 +131,14 @@ def _is_loopback(request: Request) -> bool:
         return host in ("localhost", "testclient")
 
 
-def _token_of(request: Request, cookie: bool) -> str:
-    """The token a request carries; the page's cookie counts only for reading (``cookie``)."""
+def _token_of(request: Request, cookie: bool, cookie_name: str = COOKIE) -> str:
+    """The token a request carries; the page's cookie (``cookie_name``: each app sets its own) counts only for
+    reading (``cookie``)."""
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip()
     given = request.headers.get("x-mahj-token") or request.query_params.get("token", "")
-    return given or (request.cookies.get(COOKIE, "") if cookie else "")
+    return given or (request.cookies.get(cookie_name, "") if cookie else "")
 
 
 def _host_ok(request: Request) -> bool:

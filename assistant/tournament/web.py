@@ -50,7 +50,7 @@ def create_app(store: Store, public_standings: bool = False) -> Starlette:
         """The token's role; None for a reader on this computer with no token. Raises TournamentError."""
         if not _host_ok(request):
             raise TournamentError("this server answers only to its own address (Host header refused)", 403)
-        token = _token_of(request, cookie=not mutating)
+        token = _token_of(request, cookie=not mutating, cookie_name=COOKIE)
         if not token and not mutating and _is_loopback(request):
             return None
         return await run_in_threadpool(store.role_of, token)
