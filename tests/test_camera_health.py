@@ -52,3 +52,18 @@ def test_the_first_frames_of_a_bump_are_no_touch_of_the_floor():
         floor.touches.append(f)
     reader.health.freeze(418)
     assert floor.last_touch == 100 and reader.health.disturbed_since == 418
+
+
+def test_a_camera_that_changes_resolution_still_measures_shifts():
+    """The picture shifts are measured from and its window change size together: a camera that comes back at
+    another resolution is measured against a picture of the new size (phaseCorrelate needs one shape)."""
+    cal = plain_calibration()
+    cal.source = "manual"                                               # no markers: shifts are measured
+    reader = TableReader(cal, ViewModel())
+    frame = table_image(cal, [(450.0, 450.0, "up", "5D"), (300.0, 600.0, "up", "E")])
+    reader.process(frame, 0, 0.0)                                       # takes the picture and its window
+    smaller = frame[: frame.shape[0] * 3 // 4, : frame.shape[1] * 3 // 4].copy()
+    assert not reader.health.check_shift(smaller, 1, 0.1, [])          # the new size becomes the reference
+    out: list = []
+    assert reader.health.check_shift(np.roll(smaller, (12, 16), axis=(0, 1)), 2, 0.2, out)
+    assert [o.problem for o in out] == ["bumped"]

@@ -63,8 +63,7 @@ class CameraHealth:
         ``marker_check_s``."""
         cal, watch = self.table.cal, self.table.watch
         if self._shift_ref is None and cal.source != "markers":
-            self._shift_ref = self._small(frame)
-            self._hann = cv2.createHanningWindow(self._shift_ref.shape[::-1], cv2.CV_32F)
+            self._set_shift_ref(self._small(frame))
         if self._check_dark(top, idx, t, out):
             return True
         watch.update(top)
@@ -195,6 +194,12 @@ class CameraHealth:
         self._moved_checked = (idx, moved)
         return moved
 
+    def _set_shift_ref(self, small: np.ndarray) -> None:
+        """The picture shifts are measured from, with the Hanning window of its size (phaseCorrelate needs both
+        the same shape, so they change together)."""
+        self._shift_ref = small
+        self._hann = cv2.createHanningWindow(small.shape[::-1], cv2.CV_32F)
+
     def _small(self, frame: np.ndarray) -> np.ndarray:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         return cv2.resize(gray, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -205,7 +210,7 @@ class CameraHealth:
         True if the calibration moved."""
         cur = self._small(frame)
         if self._shift_ref is None or self._shift_ref.shape != cur.shape:
-            self._shift_ref = cur
+            self._set_shift_ref(cur)
             return False
         (dx, dy), response = cv2.phaseCorrelate(self._shift_ref, cur, self._hann)
         dx, dy = 4 * dx, 4 * dy
@@ -215,7 +220,7 @@ class CameraHealth:
         shift = np.array([[1.0, 0, dx], [0, 1.0, dy], [0, 0, 1.0]])
         cal.table_to_image = (shift @ cal.H).tolist()
         self.table.watch.set_calibration(cal)
-        self._shift_ref = cur
+        self._shift_ref = cur           # same shape: the window still fits
         out.append(ev.CameraProblem(t, idx, min(1.0, 2 * response), problem="bumped", resolved=True,
                                     detail=f"picture shifted {np.hypot(dx, dy):.1f} px; calibration moved with it"))
         return True

@@ -73,7 +73,6 @@ class TableReader:
     def __init__(self, calibration: Calibration, tile_model: Detector, *, fps: float = 30.0,
                  stable_reads: int = 2, settle_frames: int = 3, heal_every_s: float = 2.0,
                  marker_check_s: float = 1.0, matcher: str = "greedy", change_driven: bool = True) -> None:
-        self.model = tile_model
         self.fps = fps
         self.stable_reads = stable_reads
         self.change_driven = change_driven      # False: read every still region every frame (for comparison)
@@ -246,7 +245,8 @@ class TableReader:
                                     "is something lying on it?", seat=r.seat)]
             return []
         reading = vote(r.readings, tol)
-        if not r.silent and not same_reading(r.tracks.tracks, reading, tol) and self.health.camera_moved(frame, idx):
+        changed = not same_reading(r.tracks.tracks, reading, tol)
+        if not r.silent and changed and self.health.camera_moved(frame, idx):
             r.readings = []             # the tiles did not move, the camera did: freeze and recalibrate
             if self.health.disturbed_since is None:
                 self.health.freeze(idx)
@@ -259,7 +259,7 @@ class TableReader:
         # were, and its picture already shows the tile. It is in table coordinates, so it still lines up after
         # a bump the markers corrected, and it outlives the resync after a light change.
         r.before = r.pictured
-        if r.pictured is None or not same_reading(r.tracks.tracks, reading, tol):
+        if r.pictured is None or changed:
             r.pictured = self.watch.views[r.name].ref
         diff = r.tracks.commit(reading)
         r.touched, r.committed_at = r.last_touch > r.committed_at, idx

@@ -24,32 +24,15 @@ import numpy as np
 from models import MODELS_DIR
 from vision import tile_sizes
 from vision.onnx_session import TileModelError
-from vision.tile_classifier import (
-    CLASSES,
-    CLASSIFIER_SIZE,
-    CROP_MARGIN,
-    NOT_A_TILE,
-    SECOND_LOOK,
-    TileClassifier,
-    crop_square,
-    square_around,
-)
-from vision.tile_detector import DETECTOR_SIDE, FACES, Reading, TileDetector
-from vision.tile_sizes import (
-    LARGE_TILE_PX,
-    LARGE_ZOOMS,
-    SMALL_TILE_AIM_PX,
-    SMALL_TILE_PX,
-    TOPDOWN_PX_PER_MM,
-    TYPICAL_TILE_PX,
-)
+from vision.tile_classifier import CLASSES, CLASSIFIER_SIZE, NOT_A_TILE, TileClassifier, crop_square
+from vision.tile_detector import FACES, Reading, TileDetector
+from vision.tile_sizes import TOPDOWN_PX_PER_MM
 from vision.tracker import ALTS
 
-__all__ = ["CLASSES", "CLASSIFIER_FILE", "CLASSIFIER_SIZE", "CROP_MARGIN", "DETECTOR_FILE", "DETECTOR_SIDE", "FACES",
-           "LARGE_TILE_PX", "LARGE_ZOOMS", "MODELS_DIR", "NOT_A_TILE", "PROTOTYPES_FILE", "SECOND_LOOK", "SET_FILE",
-           "SETTINGS_FILE", "SMALL_TILE_AIM_PX", "SMALL_TILE_PX", "TOPDOWN_PX_PER_MM", "TYPICAL_TILE_PX",
-           "Detection", "Prototypes", "Reading", "StaleSetError", "TileModel", "TileModelError", "check_image",
-           "classifier_id", "crop_square", "draw_overlay", "sets_dir", "square_around"]
+__all__ = ["CLASSES", "CLASSIFIER_FILE", "CLASSIFIER_SIZE", "DETECTOR_FILE", "FACES", "MODELS_DIR", "NOT_A_TILE",
+           "PROTOTYPES_FILE", "SET_FILE", "SETTINGS_FILE", "TOPDOWN_PX_PER_MM", "Detection", "Prototypes", "Reading",
+           "StaleSetError", "TileModel", "TileModelError", "check_image", "classifier_id", "crop_square",
+           "draw_overlay", "sets_dir"]
 
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
@@ -141,7 +124,7 @@ class TileModel:
         self.fixed = self.detector.fixed
         self.prototypes = prototypes
         self.classifier_id = classifier_id(classifier)
-        self.conf, self.iou, self.up_conf = conf, iou, up_conf
+        self.conf, self.up_conf = conf, up_conf
         #: (face up, face down) score thresholds for top-down views, tuned on those apart from whole frames
         self.view_conf = view_conf
         #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent

@@ -4,9 +4,9 @@ exchanges and a hand shown for Mah Jongg."""
 from __future__ import annotations
 
 from vision import events as ev
-from vision.calibration import table_to_seat
+from vision.calibration import SEAT_NAMES, table_to_seat
 from vision.regions.slope import REAPPEAR_S
-from vision.regions.state import SEATS, Region, TableState
+from vision.regions.state import Region, TableState
 from vision.regions.turns import TAKEN_FROM_FLOOR_S
 from vision.tracker import Diff, Track
 
@@ -45,7 +45,7 @@ class RackTopRules:
             if len(g) > LONGEST_EXPOSURE:
                 # No exposure is that long: a hand laid face up, some of its tiles not read. Ask, never guess.
                 out.append(ev.AskHuman(t, idx, 0.5, seat=r.seat, choices=(),
-                                       question=f"Is {SEATS[r.seat]} showing a Mah Jongg hand? "
+                                       question=f"Is {SEAT_NAMES[r.seat]} showing a Mah Jongg hand? "
                                                 f"I can read {len(face_up)} of its tiles."))
             else:
                 conf = min(tr.confidence for tr in g)

@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.calibration import Calibration
+from vision.calibration import SEAT_NAMES, Calibration
 from vision.change import MM_PER_PX, ChangeWatcher
 from vision.regions.turns import Turns
 from vision.tracker import RegionTracks, TileSeen, Track
 
-SEATS = ("East", "South", "West", "North")
 TOUCH_MEMORY = 64         # frames of touch kept per region, well over camera_health.ONSET_S at any camera rate
 
 
@@ -43,7 +42,7 @@ class Region:
 
     def where(self) -> str:
         """The region in words, for a question to a person."""
-        return "the discard floor" if self.seat < 0 else f"{SEATS[self.seat]}'s {self.kind.replace('_', ' ')}"
+        return "the discard floor" if self.seat < 0 else f"{SEAT_NAMES[self.seat]}'s {self.kind.replace('_', ' ')}"
 
 
 @dataclass
