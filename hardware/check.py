@@ -281,10 +281,10 @@ def _beep_across_reset(board: Board) -> tuple[bool, str]:
     board.request("RESET")
     if not wait_until(lambda: any(r.kind == "board_reset" for r in board.recoveries[count:]), 3):
         return False, "reset not detected"
-    board.wait_applied(2)
+    applied = board.wait_applied(2)
     second = board.exchange_raw(line)
     repeats = board.request("STATUS")[6]
-    ok = first is not None and first == second and repeats == "1"
+    ok = applied and first is not None and first == second and repeats == "1"
     detail = f"resend after the reset answered {'as a repeat' if ok else second}"
     if rig is not None:
         rig.sleep_until(rig.now() + 0.05)

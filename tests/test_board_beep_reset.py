@@ -147,6 +147,7 @@ def test_one_tone_when_the_board_resets_before_its_ack(kind, lost_after_reset):
             rig.drop_next_ack()
         board.beep(Beep(1500, 30))
         assert board.wait_applied(15)
+        assert board.dropped_beeps == 0           # delivered, not given up as stale after its 5 s
         assert rig.sleep_until(rig.now() + 0.1)
         assert len(tones(rig.pin_changes(), t0)) == 1
         reset = rig.boot_time()
@@ -284,6 +285,7 @@ def test_an_uno_that_resets_on_every_reconnect_still_beeps_once():
         rig.board.drop_acks = 4
         board.beep(Beep(1500, 30))
         assert board.wait_applied(10)
+        assert board.dropped_beeps == 0
         assert rig.sleep_until(rig.now() + 0.1)
         assert len(tones(rig.pin_changes(), t0)) == 1
         assert sum(r.kind == "reconnect" for r in board.recoveries) == 1
