@@ -81,7 +81,8 @@ def test_a_different_report_is_a_dispute_never_an_overwrite(made):
         store.next_round(force=True)
     with pytest.raises(TournamentError, match="who makes it and why"):
         resolve(store, 1, keep=False, who="", why="")
-    assert resolve(store, 1, keep=False, who="Judy (TD)", why="the table agreed it was a wall game")
+    assert resolve(store, 1, keep=False, who="Judy (TD)", why="the table agreed it was a wall game") == {
+        "dispute": 1, "resolution": "replaced"}
     points = {s.name: s.points for s in store.standings()}
     assert all(points[n] == 10 for n in store.seating(1)[2].values())
     with pytest.raises(TournamentError, match="already resolved"):

@@ -152,7 +152,7 @@ def run_new(args: argparse.Namespace) -> int:
     from assistant.tournament.roster import read_roster
     from assistant.tournament.sheets import table_cards
     from assistant.tournament.store import Store
-    from engine.card import SAMPLE_CARD, CardError, parse_card
+    from engine.card import SAMPLE_CARD, CardError, load_card
     from engine.referee import ProfileError, parse_profile
 
     roster = read_roster(args.players)
@@ -170,8 +170,8 @@ def run_new(args: argparse.Namespace) -> int:
         raise Failed(f"--cards {args.cards}: cannot write there (no such folder, or not writable)")
     card_path = args.card or SAMPLE_CARD
     try:
+        load_card(card_path)  # its size cap and errors as file:line:col, before anything is written
         card = (card_path.read_text(encoding="utf-8-sig"), str(card_path))
-        parse_card(*card)
     except OSError as exc:
         raise Failed(f"--card {card_path}: {exc.strerror or exc}") from None
     except (CardError, UnicodeDecodeError) as exc:

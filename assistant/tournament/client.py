@@ -24,7 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-LETTERS = ("A", "B", "C", "D")
+from engine.referee.rotation import LETTERS
+
 TIMEOUT_S = 5.0
 BACKOFF_S = (0.5, 1, 2, 5, 10, 30)
 OUTCOMES = {"mahjong": "mahjong", "wall_game": "wall_game", "time": "time", "last_survivor": "last_survivor",

@@ -30,7 +30,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-DEFAULT_DB = "tournament.db"
 
 metadata = MetaData()
 

@@ -13,14 +13,15 @@ from assistant.tournament.sheets import (
     write_csv,
 )
 from assistant.tournament.store import Store
+from engine.tournament.standings import standings
 
 
 def export(store: Store, out: Path) -> list[Path]:
-    with store.engine.connect() as conn:
+    with store.reader.connect() as conn:       # a read: no write lock held while the sheets are drawn
         games = store.scored_games(conn)
         current = store.current_round(conn)
         seatings = {r: store.seating(r, conn) for r in range(1, current + 1)}
-    rows = store.standings()
+    rows = standings(store.players(), [g for _, g in games])
     results = []
     per_sheet: dict[tuple[int, int], dict[int, dict[str, int]]] = {}
     for row, game in games:

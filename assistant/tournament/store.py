@@ -8,7 +8,6 @@ Reports (what the tables send) are taken by ``assistant.tournament.reports``.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import secrets
 from collections.abc import Mapping, Sequence
@@ -23,8 +22,9 @@ from assistant.tournament import db
 from assistant.tournament.db import is_initialised, open_engine, reading, upgrade
 from engine.card import Card, parse_card
 from engine.referee import ScoringProfile, parse_profile
+from engine.referee.rotation import rotate
 from engine.tournament import first_round
-from engine.tournament.seating import Seating, SeatingError, check_given, round_seating
+from engine.tournament.seating import Seating, SeatingError, check_given
 from engine.tournament.standings import ScoredGame, Standing, standings
 
 
@@ -211,7 +211,7 @@ class Store:
             raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
         with self.reader.connect() as conn:
             row = conn.execute(select(db.tokens).where(db.tokens.c.digest == token_digest(token))).mappings().first()
-        if row is None or not hmac.compare_digest(row["digest"], token_digest(token)):
+        if row is None:
             raise TournamentError("this token is not one of this tournament's (check the table card)", 403)
         if not row["active"]:
             where = f"table {row['table_no']}" if row["table_no"] else "the director"
@@ -258,7 +258,7 @@ class Store:
                 record_unfinished(self, conn, current, table, game, who)
             prev = {name: (t, x) for t, seat in self.seating(current, conn).items() for x, name in seat.items()}
             ids = dict(conn.execute(select(db.players.c.name, db.players.c.id)).all())
-            _save_seating(conn, current + 1, round_seating(prev, 2, self.tables), ids)
+            _save_seating(conn, current + 1, rotate(prev, self.tables), ids)
             conn.execute(update(db.tournament).values(current_round=current + 1))
         return current + 1
 
