@@ -112,6 +112,7 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
         t = opts.tournament
         reporter = TableReporter(Sender(t["url"], t["table"], t["token"]), Queue(t["queue"]), round_no=t.get("round"),
                                  game=t.get("game"), hand_of=assistant.view.declared.get,
+                                 seats=lambda: assistant.referee.snapshot()["seats"],
                                  say=lambda text: console.text(f"tournament: {text}"))
         assistant.reporter = reporter
         stack.callback(reporter.close)

@@ -44,6 +44,7 @@ def play(reporter, players, seed):
     a = Assistant(Referee(card, scoring, players=profile.table_size), profile.players)
     a.reporter = reporter
     reporter.hand_of = a.view.declared.get
+    reporter.seats = lambda: a.referee.snapshot()["seats"]
     a.start_game(0.0)
     a.observe(camera_view(game.events))
     return next(r for r in a.rulings if r.kind == "settlement").data["payments"]
@@ -125,3 +126,24 @@ def test_a_refused_report_is_not_resent_forever(event, tmp_path):
 def test_watch_tournament_options(capsys, tmp_path, argv, message):
     assert main(["watch", "--frames", str(tmp_path), "--journal", str(tmp_path / "j.jsonl"), "--json", *argv]) == 2
     assert message in json.loads(capsys.readouterr().out.strip().splitlines()[-1])["message"]
+
+
+def test_the_report_takes_who_is_out_and_what_was_exposed_from_the_referee_as_the_game_ends(tmp_path):
+    """A dead hand the table corrected away and an exposure added by a correction: the report follows the
+    referee's seats at the end, not the rulings as they went by."""
+    from engine.referee.rulings import Ruling
+
+    down = f"http://127.0.0.1:{_free_port()}"
+    seats = [{"out": None, "exposures": []}, {"out": None, "exposures": []},
+             {"out": None, "exposures": [["3B", "3B", "3B"], ["N", "N", "N", "N", "J"]]}, {"out": "threw_in"}]
+    reporter = TableReporter(Sender(down, 2, "t"), Queue(tmp_path / "q.jsonl"), round_no=1, game=1,
+                             seats=lambda: seats, say=lambda text: None)
+    for r in (Ruling("dealt", 0.0, None, {"east": 0}), Ruling("dead_hand", 1.0, 1, {}),   # later corrected away
+              Ruling("mahjong_verified", 2.0, 2, {"seat": 2, "self_picked": True,
+                                                  "lines": [{"section": "2468", "number": 1}]}),
+              Ruling("game_over", 2.5, None, {"reason": "mahjong"})):
+        reporter.ruling(r)
+    reporter.close(wait_s=0.1)
+    [report] = Queue(tmp_path / "q.jsonl").pending()
+    assert report["dead"] == ["D"] and report["in_error"] == []
+    assert report["winner"] == "C" and report["exposures"] == 2 and report["quint"] is True

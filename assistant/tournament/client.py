@@ -114,13 +114,15 @@ class TableReporter:
     """Builds a report from each finished game's rulings and sends it, queueing while the server is away.
 
     ``hand_of(seat)``: the tiles that seat laid down when declaring (the display's copy), or None.
+    ``seats()``: the referee's seats as the game ends (``Referee.snapshot()["seats"]``): who is out and what each
+    exposed come from there, after every correction and replay, not from the rulings as they went by.
     ``say(text)``: where to tell the table what happened to a report.
     """
 
     def __init__(self, sender: Sender, queue: Queue, *, round_no: int | None = None, game: int | None = None,
                  hand_of: Callable[[int], list[str] | None] = lambda seat: None,
-                 say: Callable[[str], Any] = print) -> None:
-        self.sender, self.queue, self.hand_of, self.say = sender, queue, hand_of, say
+                 seats: Callable[[], list[dict]] = list, say: Callable[[str], Any] = print) -> None:
+        self.sender, self.queue, self.hand_of, self.seats, self.say = sender, queue, hand_of, seats, say
         self.letters = list(LETTERS)
         self.round, self.game = round_no, game
         try:
@@ -150,8 +152,6 @@ class TableReporter:
         self._thread.start()
 
     def _reset(self) -> None:
-        self.outs: dict[int, str] = {}
-        self.exposures: dict[int, list[list[str]]] = {}
         self.penalties: list[tuple[int, str]] = []
         self.win: dict | None = None
         self.survivor: int | None = None
@@ -166,12 +166,6 @@ class TableReporter:
         if kind == "dealt":
             self._reset()
             self.east = data.get("east")
-        elif kind == "exposure_accepted":
-            self.exposures.setdefault(r.seat, []).append(list(data.get("tiles") or []))
-        elif kind == "dead_hand" or kind == "threw_in":
-            self.outs[r.seat] = "dead"
-        elif kind == "mahjong_in_error" and not data.get("retracted"):
-            self.outs[r.seat] = "in_error"
         elif kind == "penalty" and data.get("kind") == "blind_pass_peek":
             self.penalties.append((r.seat, "blind_pass_peek"))
         elif kind == "mahjong_verified":
@@ -187,16 +181,18 @@ class TableReporter:
             if reason != "redeal":
                 self.say(f"game ended by {reason}: report it on the table's score page")
             return
+        seats = self.seats()
+        outs = {i: s.get("out") for i, s in enumerate(seats)}
         report: dict[str, Any] = {
             "round": self.round, "table": self.sender.table, "game": self.game, "client_id": uuid.uuid4().hex,
             "source": "camera", "outcome": outcome,
-            "dead": [self.letter(s) for s, how in self.outs.items() if how == "dead"],
-            "in_error": [self.letter(s) for s, how in self.outs.items() if how == "in_error"],
+            "dead": [self.letter(i) for i, out in outs.items() if out in ("dead", "threw_in")],
+            "in_error": [self.letter(i) for i, out in outs.items() if out == "mahjong_in_error"],
             "penalties": [{"seat": self.letter(s), "kind": k} for s, k in self.penalties]}
         if self.east is not None and len(self.letters) == 3 and (self.game or 0) > 3:
             report["east"] = self.letter(self.east)
         if outcome == "mahjong" and self.win is not None:
-            report |= self._win_fields(self.win)
+            report |= self._win_fields(self.win, seats)
         if outcome == "last_survivor" and self.survivor is not None:
             report["survivor"] = self.letter(self.survivor)
         self.queue.add(report)
@@ -204,9 +200,9 @@ class TableReporter:
         self.game = (self.game or 0) + 1
         self._wake.set()
 
-    def _win_fields(self, win: dict) -> dict[str, Any]:
+    def _win_fields(self, win: dict, seats: list[dict]) -> dict[str, Any]:
         seat = win["seat"]
-        shown = self.exposures.get(seat, [])
+        shown = [list(g) for g in seats[seat].get("exposures", [])] if seat < len(seats) else []
         out: dict[str, Any] = {"winner": self.letter(seat), "self_picked": bool(win.get("self_picked")),
                                "exposures": len(shown), "quint": any(len(g) >= 5 for g in shown),
                                "misnamed": bool(win.get("misnamed")), "jokerless": bool(win.get("jokerless"))}
