@@ -1,5 +1,5 @@
-"""Argument types for the names people type on the command line: seats ("south", "w", 1) and scoring profiles
-("nmjl", "mahjcon", a file).
+"""Argument types for what people type on the command line: seats ("south", "w", 1), scoring profiles
+("nmjl", "mahjcon", a file) and counts.
 
 A wrong name is an argparse error that says what is accepted and offers the closest spelling, so ``mahj pay
 --winner sout`` answers "did you mean 'south'?" instead of a traceback or a bare "invalid int value".
@@ -24,6 +24,17 @@ def seat_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a seat{did_you_mean(text, _SEAT_WORDS)}: say east, south, west, north or 0-3")
     return seat
+
+
+def count_arg(text: str) -> int:
+    """A whole number of at least 1 (processes, workers)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
 
 
 def scoring_profile_arg(text: str) -> str:

@@ -10,8 +10,11 @@ sender (a camera agreeing with the scorer), so the idempotency is exercised unde
 
 Reports p50/p95/max latency of the report requests (those in flight at the kill are counted apart). With
 ``--spread S`` each game's reports arrive at random moments within S seconds instead of in the same instant.
+The server runs ``--workers`` processes, one per CPU core unless told otherwise; the killed server is killed
+with its workers, as in a power cut.
 
     python bench/bench_tournament.py [--db sqlite|postgresql+psycopg://...] [--tables 60] [--seed 1] [--spread S]
+        [--workers N]
 
 With no --db, runs SQLite, then PostgreSQL if MAHJ_TEST_POSTGRES_URL is set.
 """
@@ -19,8 +22,8 @@ With no --db, runs SQLite, then PostgreSQL if MAHJ_TEST_POSTGRES_URL is set.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
-import http.client
 import json
 import os
 import random
@@ -95,40 +98,50 @@ def expected_points(body: dict, value: int, singles_and_pairs: bool) -> dict[str
     return pts
 
 
-class Client:
-    """One table's phone: a keep-alive connection, retrying with the same client id until the server answers."""
+class Phone:
+    """One table's phone: a keep-alive HTTP/1.1 connection that resends with the same client id until the server
+    answers. The 60 phones share one asyncio loop in this process: in an event they are 60 other devices, so
+    they should cost the server's machine as little as possible (60 threads of http.client cost about four
+    times the CPU, which the server then lacks)."""
 
     def __init__(self, port: int, token: str) -> None:
         self.port, self.token = port, token
-        self.conn: http.client.HTTPConnection | None = None
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
-    def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict, float, bool]:
+    async def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict, float, bool]:
         """(status, answer, seconds of the successful attempt, whether an attempt failed first)."""
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nAuthorization: Bearer {self.token}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n").encode()
         failed = False
         deadline = time.monotonic() + 60
         while True:
-            reused = self.conn is not None
+            reused = self.streams is not None
             try:
-                if self.conn is None:
-                    self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+                if self.streams is None:
+                    self.streams = await asyncio.open_connection("127.0.0.1", self.port)
+                reader, writer = self.streams
                 t0 = time.perf_counter()
-                self.conn.request(method, path, body=None if body is None else json.dumps(body),
-                                  headers={"Authorization": f"Bearer {self.token}",
-                                           "Content-Type": "application/json"})
-                res = self.conn.getresponse()
-                data = json.loads(res.read() or b"{}")
-                return res.status, data, time.perf_counter() - t0, failed
-            except (OSError, http.client.HTTPException):
+                writer.write(head + data)
+                status = int((await reader.readline()).split()[1])
+                length = 0
+                while (line := await reader.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                answer = json.loads(await reader.readexactly(length) or b"{}")
+                return status, answer, time.perf_counter() - t0, failed
+            except (OSError, IndexError, ValueError, asyncio.IncompleteReadError):
                 failed = failed or not reused  # a kept-alive connection the server closed when idle is no failure
-                if self.conn is not None:
-                    self.conn.close()
-                self.conn = None
+                if self.streams is not None:
+                    self.streams[1].close()
+                self.streams = None
                 if time.monotonic() > deadline:
                     raise
-                time.sleep(0.2)
+                await asyncio.sleep(0.2)
 
 
-def run(db_url: str, tables: int, seed: int, spread: float = 0.0) -> dict:
+def run(db_url: str, tables: int, seed: int, spread: float = 0.0, workers: int = 1) -> dict:
     rng = random.Random(seed)
     card = load_card(SAMPLE_CARD)
     lines = list(card.lines)
@@ -139,73 +152,66 @@ def run(db_url: str, tables: int, seed: int, spread: float = 0.0) -> dict:
     seating = {r: None for r in range(1, ROUNDS + 1)}
     seating[1] = {n: (t, x) for t, s in store.seating(1).items() for x, n in s.items()}
     store.close()
-    server = Server(db_url).start()
+    server = Server(db_url, "--workers", str(workers)).start()
     plan = {(r, t, g): random_result(rng, lines) for r in range(1, ROUNDS + 1) for t in range(1, tables + 1)
             for g in range(1, GAMES + 1)}
     latencies: list[float] = []
     around_kill: list[float] = []
     acked: list[dict] = []
     problems: list[str] = []
-    lock = threading.Lock()
-    kill_after = tables * 2 + tables // 2  # in round 2: with games 3 in flight
+    kill_at = tables * GAMES + tables * 2 + tables // 2  # in round 2, with its games 3 in flight
     progress = tqdm(total=len(plan), desc=f"reports ({db_url.split(':')[0]})", unit="game", file=sys.stderr)
     killed = threading.Event()
-
-    def table_worker(round_no: int, table: int, barrier: threading.Barrier, counter: list[int]) -> None:
-        client = Client(server.port, tokens[str(table)])
-        pause = random.Random(seed * 1000 + round_no * 100 + table)
-        for game in range(1, GAMES + 1):
-            barrier.wait()
-            if spread:
-                time.sleep(pause.uniform(0, spread))  # the game ends somewhere in the spread, not all at once
-            body = plan[round_no, table, game] | {"round": round_no, "table": table, "game": game,
-                                                  "client_id": uuid.uuid4().hex}
-            sends = [body]
-            if rng.random() < 0.1:
-                sends.append(body)  # a resend (the phone did not see the answer)
-            if rng.random() < 0.05:
-                sends.append(body | {"client_id": uuid.uuid4().hex, "source": "camera"})
-            for b in sends:
-                status, answer, seconds, failed = client.request("POST", "/api/reports", b)
-                with lock:
-                    (around_kill if failed else latencies).append(seconds)
-                    if status != 200:
-                        problems.append(f"round {round_no} table {table} game {game}: HTTP {status} {answer}")
-                    else:
-                        acked.append(answer)
-            with lock:
-                counter[0] += 1
-                progress.update(1)
-                if round_no == 2 and counter[0] == kill_after and not killed.is_set():
-                    killed.set()
-                    threading.Thread(target=restart, daemon=True).start()
+    reported = [0]
 
     def restart() -> None:
         server.kill()
         server.start()
 
-    director = Client(server.port, tokens["director"])
-    t_start = time.perf_counter()
-    for round_no in range(1, ROUNDS + 1):
-        barrier = threading.Barrier(tables)
-        counter = [0]
-        workers = [threading.Thread(target=table_worker, args=(round_no, t, barrier, counter))
-                   for t in range(1, tables + 1)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-        if round_no < ROUNDS:
-            director = Client(server.port, tokens["director"])
-            status, answer, _, _ = director.request("POST", "/api/round", {"force": False, "who": "bench"})
+    async def table_game(phone: Phone, round_no: int, table: int, game: int) -> None:
+        if spread:
+            pause = random.Random(seed * 100_000 + round_no * 1000 + table * 10 + game)
+            await asyncio.sleep(pause.uniform(0, spread))  # the game ends somewhere in the spread, not all at once
+        body = plan[round_no, table, game] | {"round": round_no, "table": table, "game": game,
+                                              "client_id": uuid.uuid4().hex}
+        sends = [body]
+        if rng.random() < 0.1:
+            sends.append(body)  # a resend (the phone did not see the answer)
+        if rng.random() < 0.05:
+            sends.append(body | {"client_id": uuid.uuid4().hex, "source": "camera"})
+        for b in sends:
+            status, answer, seconds, failed = await phone.request("POST", "/api/reports", b)
+            (around_kill if failed else latencies).append(seconds)
             if status != 200:
-                problems.append(f"round next after round {round_no}: {answer}")
-            prev = seating[round_no]
-            seating[round_no + 1] = {n: ((t - 1 + MOVE[x]) % tables + 1, x) for n, (t, x) in prev.items()}
+                problems.append(f"round {round_no} table {table} game {game}: HTTP {status} {answer}")
+            else:
+                acked.append(answer)
+        reported[0] += 1
+        progress.update(1)
+        if reported[0] == kill_at and not killed.is_set():
+            killed.set()
+            threading.Thread(target=restart, daemon=True).start()
+
+    async def event() -> tuple[dict, dict]:
+        phones = {t: Phone(server.port, tokens[str(t)]) for t in range(1, tables + 1)}
+        director = Phone(server.port, tokens["director"])
+        for round_no in range(1, ROUNDS + 1):
+            for game in range(1, GAMES + 1):  # every table's game ends together
+                await asyncio.gather(*(table_game(phones[t], round_no, t, game) for t in phones))
+            if round_no < ROUNDS:
+                status, answer, _, _ = await director.request("POST", "/api/round", {"force": False, "who": "bench"})
+                if status != 200:
+                    problems.append(f"round next after round {round_no}: {answer}")
+                prev = seating[round_no]
+                seating[round_no + 1] = {n: ((t - 1 + MOVE[x]) % tables + 1, x) for n, (t, x) in prev.items()}
+        _, table1, _, _ = await phones[1].request("GET", "/api/table/1")
+        _, standing, _, _ = await director.request("GET", "/api/standings")
+        return table1, standing
+
+    t_start = time.perf_counter()
+    table1, standing = asyncio.run(event())
     elapsed = time.perf_counter() - t_start
     progress.close()
-    _, table1, _, _ = Client(server.port, tokens["1"]).request("GET", "/api/table/1")
-    _, standing, _, _ = director.request("GET", "/api/standings")
     server.stop()
 
     # The server's seating of the last round must be the rotation computed here.
@@ -243,7 +249,8 @@ def run(db_url: str, tables: int, seed: int, spread: float = 0.0) -> dict:
     if counted != len(plan):
         problems.append(f"{counted} counted results for {len(plan)} games")
     ms = sorted(x * 1000 for x in latencies)
-    return {"db": db_url.split("://")[0], "spread_s": spread, "tables": tables, "games": len(plan),
+    return {"db": db_url.split("://")[0], "workers": workers, "spread_s": spread, "tables": tables,
+            "games": len(plan),
             "requests": len(ms) + len(around_kill),
             "acknowledged": len(acked), "statuses": statuses, "seconds": round(elapsed, 1),
             "p50_ms": round(statistics.median(ms), 1), "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
@@ -259,6 +266,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--spread", type=float, default=0.0,
                     help="seconds over which each game's reports arrive (0: every table in the same instant)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="the server's --workers (default: one per CPU core, as for a large event)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     targets = args.db or ["sqlite"] + ([os.environ["MAHJ_TEST_POSTGRES_URL"]]
@@ -267,10 +276,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for target in targets:
             if target == "sqlite":
-                results.append(run(f"sqlite:///{Path(tmp) / 'bench.db'}", args.tables, args.seed, args.spread))
+                results.append(run(f"sqlite:///{Path(tmp) / 'bench.db'}", args.tables, args.seed, args.spread,
+                                   args.workers))
                 continue
             with fresh_pg(target) as url:
-                results.append(run(url, args.tables, args.seed, args.spread))
+                results.append(run(url, args.tables, args.seed, args.spread, args.workers))
     for r in results:
         if args.json:
             print(json.dumps(r))
@@ -278,7 +288,8 @@ def main() -> int:
         met = "met" if r["p95_ms"] < GOAL_P95_MS else "NOT met"
         goal = "" if r["db"] == "sqlite" else f" (goal < {GOAL_P95_MS:.0f} ms: {met})"
         when = "at once" if not r["spread_s"] else f"spread over {r['spread_s']:g} s per game"
-        print(f"{r['db']}: {r['games']} games at {r['tables']} tables ({when}), {r['requests']} report requests in "
+        print(f"{r['db']} ({r['workers']} server processes): {r['games']} games at {r['tables']} tables ({when}), "
+              f"{r['requests']} report requests in "
               f"{r['seconds']} s; p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms{goal}, max {r['max_ms']} ms; "
               f"killed mid-round: {r['killed_mid_round']} ({r['retried_at_kill']} requests retried across it); "
               f"statuses {r['statuses']}")

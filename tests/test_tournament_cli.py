@@ -99,7 +99,7 @@ def test_round_next_standings_export_and_tokens(capsys, tmp_path, url):
     store = Store.open(url)
     for t in (1, 2, 3):
         for g in (1, 2):
-            submit(store, Role("director"), wall(t, g))
+            submit(store, made["director_token"], wall(t, g))
     store.close()
     code, out = run_json(capsys, ["tournament", "round", "next", "--db", url])
     assert code == 0 and out["round"] == 2

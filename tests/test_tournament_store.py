@@ -3,13 +3,18 @@ corrections, tokens, rounds and standings."""
 
 import json
 import threading
+from dataclasses import asdict
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from assistant.tournament import db
+from assistant.tournament.hands import canonical, result_of, stored_body
 from assistant.tournament.reports import correct, resolve, submit, table_status
 from assistant.tournament.store import Role, Store, TournamentError
+from engine.tournament import GameResult
 from tests.tournament_kit import BACKENDS, NAMES, database_url, new_tournament, wall, win
 
 DIRECTOR = Role("director")
@@ -58,22 +63,22 @@ def test_new_seats_round_one_and_refuses_a_second_tournament(made, url):
 
 
 def test_a_resend_counts_once_and_an_equal_report_agrees(made):
-    store, _ = made
+    store, tokens = made
     body = win(1, 1, client="phone-1")
-    first = submit(store, Role("table", 1), body)
+    first = submit(store, tokens["1"], body)
     assert first["status"] == "counted" and first["points"] == {"A": 25, "B": 0, "C": 0, "D": 0}
-    again = submit(store, Role("table", 1), body)
+    again = submit(store, tokens["1"], body)
     assert again["status"] == "duplicate" and again["report"] == first["report"]
-    other = submit(store, Role("table", 1), win(1, 1, client="camera-1", source="camera"))
+    other = submit(store, tokens["1"], win(1, 1, client="camera-1", source="camera"))
     assert other["status"] == "agrees"
     assert _count(store, db.results) == 1
     assert [s.points for s in store.standings() if s.points] == [25]
 
 
 def test_a_different_report_is_a_dispute_never_an_overwrite(made):
-    store, _ = made
-    submit(store, Role("table", 2), win(2, 1))
-    out = submit(store, Role("table", 2), wall(2, 1))
+    store, tokens = made
+    submit(store, tokens["2"], win(2, 1))
+    out = submit(store, tokens["2"], wall(2, 1))
     assert out["status"] == "disputed"
     before = [(s.name, s.points) for s in store.standings()]
     assert dict(before)[store.seating(1)[2]["A"]] == 25  # the first result still counts
@@ -93,38 +98,41 @@ def test_a_different_report_is_a_dispute_never_an_overwrite(made):
 
 
 def test_same_client_id_with_another_result_is_refused(made):
-    store, _ = made
-    submit(store, Role("table", 1), win(1, 2, client="x"))
+    store, tokens = made
+    submit(store, tokens["1"], win(1, 2, client="x"))
     with pytest.raises(TournamentError, match="needs a new client_id") as exc:
-        submit(store, Role("table", 1), wall(1, 2, client="x"))
+        submit(store, tokens["1"], wall(1, 2, client="x"))
     assert exc.value.status == 409 and _count(store, db.reports) == 1
 
 
-@pytest.mark.parametrize(("body", "role", "message", "status"), [
-    (win(9, 1), DIRECTOR, "tables 1..3", 404),
-    (win(1, 1, round_no=2), DIRECTOR, "round 2 has not started", 409),
-    (win(1, 1, round_no=7), DIRECTOR, "rounds 1..3", 404),
-    (win(1, 5), DIRECTOR, "games 1..4", 404),
-    (win(1, 1), Role("table", 2), "cannot report for table 1", 403),
-    (win(1, 1, hand={"concealed": "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 9B"}, line=None), DIRECTOR,
+@pytest.mark.parametrize(("body", "sender", "message", "status"), [
+    (win(9, 1), "director", "tables 1..3", 404),
+    (win(1, 1, round_no=2), "director", "round 2 has not started", 409),
+    (win(1, 1, round_no=7), "director", "rounds 1..3", 404),
+    (win(1, 5), "director", "games 1..4", 404),
+    (win(1, 1), "2", "cannot report for table 1", 403),
+    (win(1, 1, source="director"), "1", "only the director's token", 403),
+    (win(1, 1), "unknown", "not one of this tournament's", 403),
+    (win(1, 1, winner="Q"), "unknown", "not one of this tournament's", 403),  # a bad report from nobody: 403
+    (win(1, 1, hand={"concealed": "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 9B"}, line=None), "director",
      "not Mah Jongg on the card", 422),
-    (win(1, 1, line={"section": "2468", "number": 99}), DIRECTOR, "no line 2468 #99", 422),
-    (win(1, 1, winner="Q"), DIRECTOR, "seat letter A-D", 400),
-    (win(1, 1, discarder="A"), DIRECTOR, "another player", 422),
-    (win(1, 1, client_id=""), DIRECTOR, "client_id", 400),
-    (win(1, 1, source="camera", penalties=[{"seat": "B", "kind": "nap"}]), DIRECTOR, "not one to report", 422),
+    (win(1, 1, line={"section": "2468", "number": 99}), "director", "no line 2468 #99", 422),
+    (win(1, 1, winner="Q"), "director", "seat letter A-D", 400),
+    (win(1, 1, discarder="A"), "director", "another player", 422),
+    (win(1, 1, client_id=""), "director", "client_id", 400),
+    (win(1, 1, source="camera", penalties=[{"seat": "B", "kind": "nap"}]), "director", "not one to report", 422),
 ])
-def test_bad_reports_change_nothing(made, body, role, message, status):
-    store, _ = made
+def test_bad_reports_change_nothing(made, body, sender, message, status):
+    store, tokens = made
     with pytest.raises(TournamentError, match=message) as exc:
-        submit(store, role, body)
+        submit(store, tokens.get(sender, "not-a-token"), body)
     assert exc.value.status == status
     assert _count(store, db.reports) == 0 and _count(store, db.results) == 0
 
 
 def test_a_hand_given_as_tiles_is_verified_and_scored_from_the_card(made):
-    store, _ = made
-    out = submit(store, DIRECTOR, win(3, 1, hand=HAND, line=None, self_picked=True, discarder=None))
+    store, tokens = made
+    out = submit(store, tokens["director"], win(3, 1, hand=HAND, line=None, self_picked=True, discarder=None))
     assert out["points"]["A"] == 25 + 10 + 20  # the card says jokerless; self-picked
     with store.engine.connect() as conn:
         body = json.loads(conn.execute(select(db.reports.c.body)).scalar_one())
@@ -137,15 +145,19 @@ def test_tokens_stale_after_renewal(made):
     assert store.role_of(fresh) == Role("table", 2)
     with pytest.raises(TournamentError, match="stale token: table 2's token was replaced"):
         store.role_of(tokens["2"])
+    with pytest.raises(TournamentError, match="stale token") as exc:
+        submit(store, tokens["2"], win(2, 1))
+    assert exc.value.status == 403 and _count(store, db.reports) == 0
+    assert submit(store, fresh, win(2, 1))["status"] == "counted"
     with pytest.raises(TournamentError, match="not one of this tournament's"):
         store.role_of("guess")
     assert store.role_of(tokens["1"]) == Role("table", 1)
 
 
 def test_round_next_needs_every_game_or_force_and_rotates(made):
-    store, _ = made
+    store, tokens = made
     for g in range(1, 5):
-        submit(store, DIRECTOR, wall(1, g))
+        submit(store, tokens["director"], wall(1, g))
     with pytest.raises(TournamentError, match="lacks 8 game"):
         store.next_round()
     assert store.current_round() == 1
@@ -162,8 +174,8 @@ def test_round_next_needs_every_game_or_force_and_rotates(made):
 
 
 def test_director_correction_replaces_with_who_when_why(made):
-    store, _ = made
-    submit(store, Role("table", 3), win(3, 2))
+    store, tokens = made
+    submit(store, tokens["3"], win(3, 2))
     out = correct(store, wall(3, 2, client="td-1"), who="Judy", why="scorer picked the wrong winner")
     assert out["status"] == "corrected"
     pts = {s.name: s.points for s in store.standings()}
@@ -172,12 +184,12 @@ def test_director_correction_replaces_with_who_when_why(made):
 
 def test_concurrent_reports_for_one_game_count_once(made):
     """Eight senders race the same game: one counts, equal ones agree, none is lost or counted twice."""
-    store, _ = made
+    store, tokens = made
     outs, errors = [], []
 
     def send(i):
         try:
-            outs.append(submit(store, DIRECTOR, win(1, 3, client=f"c{i}") if i % 2 else win(1, 3, client=f"c{i}")))
+            outs.append(submit(store, tokens["director"], win(1, 3, client=f"c{i}")))
         except Exception as exc:  # noqa: BLE001 - the assertion below names it
             errors.append(exc)
 
@@ -214,3 +226,13 @@ def test_postgres_cases_skip_without_a_server_but_fail_under_ci(monkeypatch, tmp
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match=PG_ENV):
         database_url("postgresql", tmp_path, request)
+
+
+@given(st.builds(GameResult, outcome=st.sampled_from(["mahjong", "wall_game", "time"]),
+                 winner=st.none() | st.sampled_from("ABCD"), value=st.integers(0, 100), self_picked=st.booleans(),
+                 dead=st.lists(st.sampled_from("ABCD"), max_size=2).map(tuple),
+                 penalties=st.lists(st.tuples(st.sampled_from("ABCD"), st.text(max_size=5)), max_size=2).map(tuple)))
+def test_what_is_kept_of_a_result_is_every_field_as_asdict_gives_it(result):
+    """Reports already stored were compared by the JSON of dataclasses.asdict: the faster copy must match it."""
+    assert canonical(result) == json.dumps(asdict(result), sort_keys=True, separators=(",", ":"))
+    assert result_of(stored_body(result, {"east": "A"})) == result

@@ -2,6 +2,7 @@
 rules, idempotent reports, disputes, and nothing acknowledged lost when the server is killed."""
 
 import json
+import os
 import urllib.error
 import urllib.request
 
@@ -161,3 +162,51 @@ def test_a_phone_on_the_lan_gets_the_page_and_then_its_scripts_by_the_page_cooki
     assert bare == 403                      # nothing without a token from another machine
     assert page == 200 and assets == [200, 200, 200]
     store.close()
+
+
+def _children(pid):
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+
+
+def _gone(pid, within=5.0):
+    import time
+
+    end = time.monotonic() + within
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not os.path.exists("/proc/self/task"), reason="Linux processes")
+def test_workers_serve_the_same_port_and_never_outlive_the_server(tmp_path):
+    """--workers 3: two more processes answer on the server's port (shown with the first one stopped), stop with
+    it, and stop by themselves when it is killed alone, leaving the port free for the restart."""
+    import signal
+
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    store, tokens = new_tournament(url, tables=6, rounds=2, names=NAMES)
+    store.close()
+    server = Server(url, "--workers", "3").start()
+    workers = _children(server.proc.pid)
+    assert len(workers) == 2
+    os.kill(server.proc.pid, signal.SIGSTOP)  # only the workers can answer now
+    try:
+        assert call(server, "/api/reports", wall(1, 1), token=tokens["1"])[1]["status"] == "counted"
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+    os.kill(server.proc.pid, signal.SIGKILL)  # the server alone, as a crash would
+    server.proc.wait(timeout=10)
+    assert all(_gone(w) for w in workers)
+    server.start()  # same port, workers again
+    assert games_counted(server) == 4
+    workers = _children(server.proc.pid)
+    server.stop()
+    assert len(workers) == 2 and all(_gone(w, within=0) for w in workers) and server.proc.returncode == 0

@@ -82,7 +82,7 @@ class Server:
         cmd = [sys.executable, "-m", "assistant.cli", "tournament", "serve", "--db", self.db_url, "--host",
                "127.0.0.1", "--port", str(self.port), "--json", *self.extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=Path(__file__).resolve().parents[1])
+                                     cwd=Path(__file__).resolve().parents[1], start_new_session=True)
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError(f"server did not start: {self.proc.stderr.read()}")
@@ -94,8 +94,11 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def kill(self) -> None:
-        """SIGKILL: no clean shutdown, as in a power cut of the process."""
-        self.proc.kill()
+        """SIGKILL to the server and its workers: no clean shutdown, as in a power cut."""
+        import os
+        import signal
+
+        os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:

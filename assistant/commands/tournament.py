@@ -1,7 +1,7 @@
 """``mahj tournament``: run a tournament from the tables' own verified results (docs/tournament.md).
 
     mahj tournament new NAME --players players.csv --tables T --rounds R --games-per-round G [--seed N]
-    mahj tournament serve            # the standings, director's and scorer pages, and the report API
+    mahj tournament serve [--workers N]  # the standings, director's and scorer pages, and the report API
     mahj tournament round next       # close the round, seat the next by the rotation
     mahj tournament standings [--csv]
     mahj tournament export --out DIR # score sheets and standings as PDF and CSV
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assistant.arguments import scoring_profile_arg
+from assistant.arguments import count_arg, scoring_profile_arg
 
 DEFAULT_PORT = 8780
 
@@ -68,6 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("--public-standings", action="store_true",
                        help="let any machine on the LAN read the standings page without a token")
+    serve.add_argument("--workers", type=count_arg, default=1,
+                       help="serving processes (a large event: one per CPU core, with PostgreSQL)")
     _common(serve)
     serve.set_defaults(func=guarded(run_serve))
 
@@ -261,6 +263,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     store = _store(args)
     try:
-        return serve(store, args.host, args.port, public_standings=args.public_standings, as_json=args.json)
+        return serve(store, args.host, args.port, public_standings=args.public_standings, as_json=args.json,
+                     workers=args.workers)
     finally:
         store.close()

@@ -30,6 +30,11 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# Threads a server runs database work on at once, and connections kept open for them: a burst of reports reuses
+# connections instead of opening and closing some on every burst. More threads only queue on Python's lock and
+# the database's CPU (bench/bench_tournament.py, 60 tables at once: p95 lower at 8 than at 16 or 40).
+DB_THREADS = 8
+POOL_SIZE, POOL_OVERFLOW = DB_THREADS, 8
 
 metadata = MetaData()
 
@@ -146,14 +151,14 @@ def open_engine(url: str) -> Engine:
     if parsed.get_backend_name() != "postgresql":
         raise DatabaseError(f"--db {url!r}: use a SQLite file or postgresql+psycopg://USER:PASSWORD@HOST/DB")
     try:
-        return create_engine(parsed, pool_size=20, max_overflow=20)
+        return create_engine(parsed, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
     except Exception as exc:  # a missing driver names itself in the message
         raise DatabaseError(f"--db {url!r}: {exc}") from None
 
 
 def _sqlite(url) -> Engine:
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=20,
-                           max_overflow=20)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
+                           pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record) -> None:
@@ -170,6 +175,14 @@ def _sqlite(url) -> Engine:
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("read_only") else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def warm(engine: Engine, n: int = POOL_SIZE) -> None:
+    """Open ``n`` pooled connections now, so the first burst of reports after a (re)start does not wait while
+    each of its threads logs in to the database."""
+    held = [engine.connect() for _ in range(n)]
+    for conn in held:
+        conn.close()
 
 
 def reading(engine: Engine) -> Engine:

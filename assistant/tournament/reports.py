@@ -10,15 +10,14 @@ winner's row.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from assistant.tournament import db
-from assistant.tournament.hands import SOURCES, ReportError, digest, read_report, result_of
-from assistant.tournament.store import Role, Store, TournamentError, now
+from assistant.tournament.hands import SOURCES, ReportError, digest, read_report, result_of, stored_body
+from assistant.tournament.store import Store, TournamentError, now
 from engine.tournament import GameResult, ResultError, game_points
 
 RETRIES = 5
@@ -48,59 +47,68 @@ def _score(store: Store, conn: Connection, round_no: int, table: int, result: Ga
         raise TournamentError(str(exc), 422) from None
 
 
-def submit(store: Store, role: Role, body: Any) -> dict[str, Any]:
-    """Take one report; returns the acknowledgement (``status``: counted, agrees, duplicate or disputed)."""
+def submit(store: Store, token: str, body: Any) -> dict[str, Any]:
+    """Take one report sent with ``token``; returns the acknowledgement (``status``: counted, agrees, duplicate
+    or disputed). The token, the round and the game are read in the report's own transaction."""
     try:
         if not isinstance(body, dict):
             raise ReportError("a report is a JSON object")
-        round_no, table, game, client, source = _place(body)
-        if not role.may_write(table):
-            raise TournamentError(f"this token is table {role.table}'s; it cannot report for table {table}", 403)
+        place = _place(body)
         result, extra = read_report(store.card, body)
     except ReportError as exc:
+        store.role_of(token)  # a sender without a valid token learns nothing about its report
         raise TournamentError(str(exc), exc.status) from None
-    if source == "director" and role.kind != "director":
-        raise TournamentError("source: only the director's token reports as the director", 403)
-    stored = json.dumps({"result": asdict(result), **extra}, sort_keys=True)
+    stored = stored_body(result, extra)
     for attempt in range(RETRIES):
         try:
             with store.engine.begin() as conn:
-                return _submit(store, conn, (round_no, table, game, client, source), result, stored)
+                return _submit(store, conn, token, place, result, stored)
         except IntegrityError:
             if attempt == RETRIES - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _submit(store: Store, conn: Connection, key: tuple[int, int, int, str, str], result: GameResult,
+# The statements of the busiest request, built once; each report runs them with its own values.
+_R, _RES = db.reports.c, db.results.c
+_GAME_REPORTS = select(_R.id, _R.client_id, _R.digest, _R.status, (_RES.report_id.is_not(None)).label("counted")
+                       ).outerjoin(db.results, _RES.report_id == _R.id).where(
+    _R.round == bindparam("round"), _R.table_no == bindparam("table_no"), _R.game == bindparam("game"))
+_NEW_REPORT = insert(db.reports).returning(_R.id)
+_NEW_RESULT = insert(db.results)
+_NEW_DISPUTE = insert(db.disputes)
+
+
+def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, int, str, str], result: GameResult,
             stored: str) -> dict[str, Any]:
-    round_no, table, game, client, source = key
-    store.check_place(table, round_no, game, conn)
+    round_no, table, game, client, source = place
+    role, current = store.caller(token, conn)
+    if not role.may_write(table):
+        raise TournamentError(f"this token is table {role.table}'s; it cannot report for table {table}", 403)
+    if source == "director" and role.kind != "director":
+        raise TournamentError("source: only the director's token reports as the director", 403)
+    store.check_place(table, round_no, game, current)
     points = _score(store, conn, round_no, table, result)
     mine = digest(result)
-    r = db.reports.c
-    where = (r.round == round_no, r.table_no == table, r.game == game)
     ack = {"round": round_no, "table": table, "game": game, "client_id": client}
-    earlier = conn.execute(select(db.reports).where(*where, r.client_id == client)).mappings().first()
+    game_key = {"round": round_no, "table_no": table, "game": game}
+    earlier = counted = None
+    for row in conn.execute(_GAME_REPORTS, game_key):  # the game's few reports, and which one counts
+        earlier = row if row.client_id == client else earlier
+        counted = row if row.counted else counted
     if earlier is not None:
-        if earlier["digest"] != mine:
+        if earlier.digest != mine:
             raise TournamentError(f"client_id {client!r} already reported a different result for table {table} round "
                                   f"{round_no} game {game}; a new report needs a new client_id", 409)
-        return ack | {"status": "duplicate", "report": earlier["id"], "was": earlier["status"]}
-    counted = conn.execute(select(db.results.c.report_id, db.reports.c.digest)
-                           .join(db.reports, db.reports.c.id == db.results.c.report_id)
-                           .where(db.results.c.round == round_no, db.results.c.table_no == table,
-                                  db.results.c.game == game)).first()
+        return ack | {"status": "duplicate", "report": earlier.id, "was": earlier.status}
     status = "counted" if counted is None else "agrees" if counted.digest == mine else "disputed"
-    report_id = conn.execute(insert(db.reports).values(
-        round=round_no, table_no=table, game=game, client_id=client, digest=mine, body=stored, source=source,
-        status=status, received_at=now())).inserted_primary_key[0]
+    report_id = conn.execute(_NEW_REPORT, game_key | {
+        "client_id": client, "digest": mine, "body": stored, "source": source, "status": status,
+        "received_at": now()}).scalar_one()
     if status == "counted":
-        conn.execute(insert(db.results).values(round=round_no, table_no=table, game=game, report_id=report_id,
-                                               points=json.dumps(points, sort_keys=True)))
+        conn.execute(_NEW_RESULT, game_key | {"report_id": report_id, "points": json.dumps(points, sort_keys=True)})
     elif status == "disputed":
-        conn.execute(insert(db.disputes).values(round=round_no, table_no=table, game=game, report_id=report_id,
-                                                opened_at=now()))
+        conn.execute(_NEW_DISPUTE, game_key | {"report_id": report_id, "opened_at": now()})
     return ack | {"status": status, "report": report_id, "points": points}
 
 
@@ -183,10 +191,10 @@ def correct(store: Store, body: Any, who: str, why: str) -> dict[str, Any]:
     except ReportError as exc:
         raise TournamentError(str(exc), exc.status) from None
     with store.engine.begin() as conn:
-        store.check_place(table, round_no, game, conn)
+        store.check_place(table, round_no, game, store.current_round(conn))
         report_id = conn.execute(insert(db.reports).values(
             round=round_no, table_no=table, game=game, client_id=client, digest=digest(result),
-            body=json.dumps({"result": asdict(result), **extra}, sort_keys=True), source="director",
+            body=stored_body(result, extra), source="director",
             status="counted", received_at=now())).inserted_primary_key[0]
         _replace(store, conn, (round_no, table, game), report_id, result, who, why)
     return {"round": round_no, "table": table, "game": game, "report": report_id, "status": "corrected"}
@@ -197,7 +205,7 @@ def record_unfinished(store: Store, conn: Connection, round_no: int, table: int,
     result = GameResult("time")
     report_id = conn.execute(insert(db.reports).values(
         round=round_no, table_no=table, game=game, client_id=f"round-closed-{round_no}-{table}-{game}",
-        digest=digest(result), body=json.dumps({"result": asdict(result), "east": None}, sort_keys=True),
+        digest=digest(result), body=stored_body(result, {"east": None}),
         source="director", status="counted", received_at=now())).inserted_primary_key[0]
     _replace(store, conn, (round_no, table, game), report_id, result, who, "round closed without a report")
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from assistant.tournament import db
 from assistant.tournament.db import is_initialised, open_engine, reading, upgrade
@@ -26,6 +26,11 @@ from engine.referee.rotation import rotate
 from engine.tournament import first_round
 from engine.tournament.seating import Seating, SeatingError, check_given
 from engine.tournament.standings import ScoredGame, Standing, standings
+
+# A token's role and the current round: the first thing every report reads.
+_CALLER = select(db.tokens.c.role, db.tokens.c.table_no, db.tokens.c.active, db.tokens.c.revoked_at,
+                 select(db.tournament.c.current_round).scalar_subquery().label("current_round")
+                 ).where(db.tokens.c.digest == bindparam("digest"))
 
 
 class TournamentError(Exception):
@@ -191,11 +196,10 @@ class Store:
         with self.reader.connect() as conn:
             return list(conn.execute(select(db.players.c.name).order_by(db.players.c.id)).scalars())
 
-    def check_place(self, table: int, round_no: int, game: int, conn: Connection) -> None:
-        """A report's table, round and game exist and the round has started."""
+    def check_place(self, table: int, round_no: int, game: int, current: int) -> None:
+        """A report's table, round and game exist and the round has started (``current`` is the current round)."""
         if not 1 <= table <= self.tables:
             raise TournamentError(f"table {table}: this tournament has tables 1..{self.tables}", 404)
-        current = self.current_round(conn)
         if not 1 <= round_no <= self.rounds:
             raise TournamentError(f"round {round_no}: this tournament has rounds 1..{self.rounds}", 404)
         if round_no > current:
@@ -207,17 +211,22 @@ class Store:
 
     def role_of(self, token: str) -> Role:
         """Whose token this is; a TournamentError (403) for an unknown or a replaced (stale) token."""
+        with self.reader.connect() as conn:
+            return self.caller(token, conn)[0]
+
+    def caller(self, token: str, conn: Connection) -> tuple[Role, int]:
+        """Whose token this is and the current round, read in one trip in ``conn``'s transaction (a report
+        checks both, and each trip to the database is time a table waits for its answer)."""
         if not token:
             raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
-        with self.reader.connect() as conn:
-            row = conn.execute(select(db.tokens).where(db.tokens.c.digest == token_digest(token))).mappings().first()
+        row = conn.execute(_CALLER, {"digest": token_digest(token)}).first()
         if row is None:
             raise TournamentError("this token is not one of this tournament's (check the table card)", 403)
-        if not row["active"]:
-            where = f"table {row['table_no']}" if row["table_no"] else "the director"
-            raise TournamentError(f"stale token: {where}'s token was replaced at {row['revoked_at']:%H:%M}; use the "
+        if not row.active:
+            where = f"table {row.table_no}" if row.table_no else "the director"
+            raise TournamentError(f"stale token: {where}'s token was replaced at {row.revoked_at:%H:%M}; use the "
                                   "new table card", 403)
-        return Role(row["role"], row["table_no"])
+        return Role(row.role, row.table_no), row.current_round
 
     def renew_token(self, table: int | None) -> str:
         """A new token for ``table`` (None: the director); the old one stops working at once."""

@@ -7,19 +7,21 @@ files); every request that writes needs a token in the URL or a header, never th
 writes only its own table's reports; the director's token writes everything. ``--public-standings`` opens the
 standings (and only them) to the whole LAN, for a screen in the hall.
 
-Database work runs in Starlette's thread pool; each answer goes out after its transaction committed.
+Database work runs on a few threads (db.DB_THREADS); each answer goes out after its transaction committed.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import sys
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
 
+from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,8 +30,10 @@ from starlette.routing import Route
 
 from assistant.display.app import _host_ok, _is_loopback, _token_of
 from assistant.tournament import reports
-from assistant.tournament.hands import result_of
+from assistant.tournament.db import DB_THREADS, warm
+from assistant.tournament.hands import fields_of, result_of
 from assistant.tournament.store import Role, Store, TournamentError
+from assistant.tournament.workers import WorkerError, start_workers
 from engine.tournament import east_of_game
 
 STATIC = resources.files("assistant.tournament") / "static"
@@ -43,8 +47,9 @@ def _error(exc: TournamentError) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
 
-def create_app(store: Store, public_standings: bool = False) -> Starlette:
-    """The tournament app over ``store``."""
+def create_app(store: Store, public_standings: bool = False, on_ready: Callable[[], None] | None = None) -> Starlette:
+    """The tournament app over ``store``; ``on_ready`` is called once it can answer (threads and connections
+    ready)."""
 
     async def role(request: Request, mutating: bool) -> Role | None:
         """The token's role; None for a reader on this computer with no token. Raises TournamentError."""
@@ -124,16 +129,12 @@ def create_app(store: Store, public_standings: bool = False) -> Starlette:
         return JSONResponse(await run_in_threadpool(table_view, store, table))
 
     async def post_report(request: Request) -> Response:
-        """The busiest request: the token and the report are checked in one trip to the thread pool."""
+        """The busiest request: the token and the report are checked in the report's own transaction."""
         try:
             if not _host_ok(request):
                 raise TournamentError("this server answers only to its own address (Host header refused)", 403)
             token, body = _token_of(request, cookie=False), await body_of(request)
-
-            def take() -> dict:
-                return reports.submit(store, store.role_of(token), body)
-
-            return JSONResponse(await run_in_threadpool(take))
+            return JSONResponse(await run_in_threadpool(reports.submit, store, token, body))
         except TournamentError as exc:
             return _error(exc)
 
@@ -180,12 +181,20 @@ def create_app(store: Store, public_standings: bool = False) -> Starlette:
 
     from sqlalchemy.exc import DBAPIError
 
-    return Starlette(routes=routes, exception_handlers={DBAPIError: database_down})
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        to_thread.current_default_thread_limiter().total_tokens = DB_THREADS
+        await to_thread.run_sync(warm, store.engine)  # also readies the thread pool, not the first burst
+        if on_ready is not None:
+            on_ready()
+        yield
+
+    return Starlette(routes=routes, exception_handlers={DBAPIError: database_down}, lifespan=lifespan)
 
 
 def _summary(body_json: str) -> dict[str, Any]:
     data = json.loads(body_json)
-    return asdict(result_of(body_json)) | {"line": data.get("line"), "east": data.get("east")}
+    return fields_of(result_of(body_json)) | {"line": data.get("line"), "east": data.get("east")}
 
 
 def table_view(store: Store, table: int) -> dict[str, Any]:
@@ -243,8 +252,10 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(store: Store, host: str, port: int, public_standings: bool = False, as_json: bool = False) -> int:
-    """Serve until Ctrl-C or SIGTERM; prints the addresses first (one JSON line with ``--json``)."""
+def serve(store: Store, host: str, port: int, public_standings: bool = False, as_json: bool = False,
+          workers: int = 1) -> int:
+    """Serve until Ctrl-C or SIGTERM with ``workers`` processes; prints the addresses (one JSON line with
+    ``--json``) once every process can answer."""
     import uvicorn
 
     try:
@@ -252,23 +263,43 @@ def serve(store: Store, host: str, port: int, public_standings: bool = False, as
     except OSError as exc:
         raise TournamentError(f"cannot listen on {host}:{port} ({exc.strerror}); pass --port N (0 = any free)", 409) \
             from None
+    store.card  # compiled once now, not on the first report  # noqa: B018
+    part = start_workers(store.engine, workers - 1)
+
+    def run(on_ready: Callable[[], None]) -> None:
+        config = uvicorn.Config(create_app(store, public_standings, on_ready), log_level="warning",
+                                lifespan="on", timeout_graceful_shutdown=2)
+        uvicorn.Server(config).run(sockets=[sock])
+
+    if part.is_worker:
+        run(part.ready)
+        return 0
+    try:
+        part.ready()
+    except WorkerError as exc:
+        part.stop()
+        raise TournamentError(str(exc), 500) from None
     real = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     base = f"http://{shown}:{real}"
     urls = {"standings": f"{base}/standings", "director": f"{base}/director?token=DIRECTOR_TOKEN",
             "table": f"{base}/table/N?token=TABLE_TOKEN", "port": real}
-    if as_json:
-        print(json.dumps(urls), flush=True)
-    else:
-        print(f"{store.name}: standings {urls['standings']}\n  director's page: {urls['director']}\n"
-              f"  scorer pages: {urls['table']} (the table cards hold them)  (Ctrl-C to stop)", flush=True)
-    store.card  # compiled once now, not on the first report  # noqa: B018
-    config = uvicorn.Config(create_app(store, public_standings), log_level="warning", lifespan="off",
-                            timeout_graceful_shutdown=2)
+
+    def announce() -> None:
+        if as_json:
+            print(json.dumps(urls), flush=True)
+        else:
+            print(f"{store.name}: standings {urls['standings']}\n  director's page: {urls['director']}\n"
+                  f"  scorer pages: {urls['table']} (the table cards hold them)  (Ctrl-C to stop)", flush=True)
+
+    # SIGTERM ends the server as Ctrl-C does (uvicorn raises it again once it has shut down), so the workers
+    # are stopped and waited for below rather than left to notice their parent is gone.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        run(announce)
     except KeyboardInterrupt:
         pass
+    finally:
+        part.stop()
     sys.stdout.flush()
     return 0
-
