@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from assistant.tournament import db
 from assistant.tournament.hands import SOURCES, ReportError, digest, read_report, result_of, stored_body
-from assistant.tournament.store import Store, TournamentError, now
+from assistant.tournament.store import CALLER_COLUMNS, Store, TournamentError, caller, now, token_digest
 from engine.tournament import GameResult, ResultError, game_points
 
 RETRIES = 5
@@ -71,9 +71,13 @@ def submit(store: Store, token: str, body: Any) -> dict[str, Any]:
 
 # The statements of the busiest request, built once; each report runs them with its own values.
 _R, _RES = db.reports.c, db.results.c
-_GAME_REPORTS = select(_R.id, _R.client_id, _R.digest, _R.status, (_RES.report_id.is_not(None)).label("counted")
-                       ).outerjoin(db.results, _RES.report_id == _R.id).where(
-    _R.round == bindparam("round"), _R.table_no == bindparam("table_no"), _R.game == bindparam("game"))
+# Everything a report checks before it is written, in one trip: the sender's token and the current round, and
+# each report the game already has, with whether it is the counted one (a game with none: one row, its NULLs).
+_CHECK = select(*CALLER_COLUMNS, _R.id, _R.client_id, _R.digest.label("report_digest"), _R.status,
+                _RES.report_id.is_not(None).label("counted")).select_from(
+    db.tokens.outerjoin(db.reports, and_(_R.round == bindparam("round"), _R.table_no == bindparam("table_no"),
+                                         _R.game == bindparam("game")))
+    .outerjoin(db.results, _RES.report_id == _R.id)).where(db.tokens.c.digest == bindparam("digest"))
 _NEW_REPORT = insert(db.reports).returning(_R.id)
 _NEW_RESULT = insert(db.results)
 _NEW_DISPUTE = insert(db.disputes)
@@ -82,7 +86,9 @@ _NEW_DISPUTE = insert(db.disputes)
 def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, int, str, str], result: GameResult,
             stored: str) -> dict[str, Any]:
     round_no, table, game, client, source = place
-    role, current = store.caller(token, conn)
+    game_key = {"round": round_no, "table_no": table, "game": game}
+    rows = conn.execute(_CHECK, game_key | {"digest": token_digest(token)}).all()
+    role, current = caller(token, rows[0] if rows else None)
     if not role.may_write(table):
         raise TournamentError(f"this token is table {role.table}'s; it cannot report for table {table}", 403)
     if source == "director" and role.kind != "director":
@@ -91,17 +97,16 @@ def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, i
     points = _score(store, conn, round_no, table, result)
     mine = digest(result)
     ack = {"round": round_no, "table": table, "game": game, "client_id": client}
-    game_key = {"round": round_no, "table_no": table, "game": game}
     earlier = counted = None
-    for row in conn.execute(_GAME_REPORTS, game_key):  # the game's few reports, and which one counts
+    for row in rows:
         earlier = row if row.client_id == client else earlier
         counted = row if row.counted else counted
     if earlier is not None:
-        if earlier.digest != mine:
+        if earlier.report_digest != mine:
             raise TournamentError(f"client_id {client!r} already reported a different result for table {table} round "
                                   f"{round_no} game {game}; a new report needs a new client_id", 409)
         return ack | {"status": "duplicate", "report": earlier.id, "was": earlier.status}
-    status = "counted" if counted is None else "agrees" if counted.digest == mine else "disputed"
+    status = "counted" if counted is None else "agrees" if counted.report_digest == mine else "disputed"
     report_id = conn.execute(_NEW_REPORT, game_key | {
         "client_id": client, "digest": mine, "body": stored, "source": source, "status": status,
         "received_at": now()}).scalar_one()

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, Row, bindparam, func, insert, select, update
 
 from assistant.tournament import db
 from assistant.tournament.db import is_initialised, open_engine, reading, upgrade
@@ -27,10 +27,10 @@ from engine.tournament import first_round
 from engine.tournament.seating import Seating, SeatingError, check_given
 from engine.tournament.standings import ScoredGame, Standing, standings
 
-# A token's role and the current round: the first thing every report reads.
-_CALLER = select(db.tokens.c.role, db.tokens.c.table_no, db.tokens.c.active, db.tokens.c.revoked_at,
-                 select(db.tournament.c.current_round).scalar_subquery().label("current_round")
-                 ).where(db.tokens.c.digest == bindparam("digest"))
+# What a token's row says, and the current round: what every request with a token reads first.
+CALLER_COLUMNS = (db.tokens.c.role, db.tokens.c.table_no, db.tokens.c.active, db.tokens.c.revoked_at,
+                  select(db.tournament.c.current_round).scalar_subquery().label("current_round"))
+_CALLER = select(*CALLER_COLUMNS).where(db.tokens.c.digest == bindparam("digest"))
 
 
 class TournamentError(Exception):
@@ -212,21 +212,8 @@ class Store:
     def role_of(self, token: str) -> Role:
         """Whose token this is; a TournamentError (403) for an unknown or a replaced (stale) token."""
         with self.reader.connect() as conn:
-            return self.caller(token, conn)[0]
-
-    def caller(self, token: str, conn: Connection) -> tuple[Role, int]:
-        """Whose token this is and the current round, read in one trip in ``conn``'s transaction (a report
-        checks both, and each trip to the database is time a table waits for its answer)."""
-        if not token:
-            raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
-        row = conn.execute(_CALLER, {"digest": token_digest(token)}).first()
-        if row is None:
-            raise TournamentError("this token is not one of this tournament's (check the table card)", 403)
-        if not row.active:
-            where = f"table {row.table_no}" if row.table_no else "the director"
-            raise TournamentError(f"stale token: {where}'s token was replaced at {row.revoked_at:%H:%M}; use the "
-                                  "new table card", 403)
-        return Role(row.role, row.table_no), row.current_round
+            row = conn.execute(_CALLER, {"digest": token_digest(token)}).first()
+        return caller(token, row)[0]
 
     def renew_token(self, table: int | None) -> str:
         """A new token for ``table`` (None: the director); the old one stops working at once."""
@@ -296,6 +283,20 @@ class Store:
         with self.reader.connect() as conn:
             games = [g for _, g in self.scored_games(conn)]
         return standings(self.players(), games)
+
+
+def caller(token: str, row: Row | None) -> tuple[Role, int]:
+    """Whose ``token`` is and the current round, from its row of CALLER_COLUMNS (None: no such token); a
+    TournamentError (403) for a missing, unknown or replaced (stale) token."""
+    if not token:
+        raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
+    if row is None:
+        raise TournamentError("this token is not one of this tournament's (check the table card)", 403)
+    if not row.active:
+        where = f"table {row.table_no}" if row.table_no else "the director"
+        raise TournamentError(f"stale token: {where}'s token was replaced at {row.revoked_at:%H:%M}; use the "
+                              "new table card", 403)
+    return Role(row.role, row.table_no), row.current_round
 
 
 def _save_seating(conn: Connection, round_no: int, seating: Seating, ids: Mapping[str, int]) -> None:
