@@ -10,8 +10,8 @@ sender (a camera agreeing with the scorer), so the idempotency is exercised unde
 
 Reports p50/p95/max latency of the report requests (those in flight at the kill are counted apart). With
 ``--spread S`` each game's reports arrive at random moments within S seconds instead of in the same instant.
-The server runs ``--workers`` processes, one per CPU core unless told otherwise; the killed server is killed
-with its workers, as in a power cut.
+The server runs ``--workers`` processes (by default one per CPU core on PostgreSQL, one on SQLite); the killed
+server is killed with its workers, as in a power cut.
 
     python bench/bench_tournament.py [--db sqlite|postgresql+psycopg://...] [--tables 60] [--seed 1] [--spread S]
         [--workers N]
@@ -266,8 +266,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--spread", type=float, default=0.0,
                     help="seconds over which each game's reports arrive (0: every table in the same instant)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                    help="the server's --workers (default: one per CPU core, as for a large event)")
+    ap.add_argument("--workers", type=int,
+                    help="the server's --workers (default: one per CPU core on PostgreSQL, as docs/tournament.md "
+                         "advises for a large event; 1 on SQLite, whose writers share one file lock)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     targets = args.db or ["sqlite"] + ([os.environ["MAHJ_TEST_POSTGRES_URL"]]
@@ -277,10 +278,10 @@ def main() -> int:
         for target in targets:
             if target == "sqlite":
                 results.append(run(f"sqlite:///{Path(tmp) / 'bench.db'}", args.tables, args.seed, args.spread,
-                                   args.workers))
+                                   args.workers or 1))
                 continue
             with fresh_pg(target) as url:
-                results.append(run(url, args.tables, args.seed, args.spread, args.workers))
+                results.append(run(url, args.tables, args.seed, args.spread, args.workers or os.cpu_count() or 1))
     for r in results:
         if args.json:
             print(json.dumps(r))
