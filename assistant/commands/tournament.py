@@ -213,7 +213,8 @@ def run_standings(args: argparse.Namespace) -> int:
 
     store = _store(args)
     try:
-        rows, current = store.standings(), store.current_round()
+        with store.reader.connect() as conn:  # one snapshot: the round and the standings agree
+            rows, current = store.standings(conn), store.current_round(conn)
     finally:
         store.close()
     if args.csv:

@@ -21,7 +21,8 @@ def export(store: Store, out: Path) -> list[Path]:
         games = store.scored_games(conn)
         current = store.current_round(conn)
         seatings = {r: store.seating(r, conn) for r in range(1, current + 1)}
-    rows = standings(store.players(), [g for _, g in games])
+        names = store.players(conn)
+    rows = standings(names, [g for _, g in games])
     results = []
     per_sheet: dict[tuple[int, int], dict[int, dict[str, int]]] = {}
     for row, game in games:

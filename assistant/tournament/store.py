@@ -192,9 +192,11 @@ class Store:
             self._seated[round_no] = seating
         return seating
 
-    def players(self) -> list[str]:
-        with self.reader.connect() as conn:
-            return list(conn.execute(select(db.players.c.name).order_by(db.players.c.id)).scalars())
+    def players(self, conn: Connection | None = None) -> list[str]:
+        if conn is None:
+            with self.reader.connect() as c:
+                return self.players(c)
+        return list(conn.execute(select(db.players.c.name).order_by(db.players.c.id)).scalars())
 
     def check_place(self, table: int, round_no: int, game: int, current: int) -> None:
         """A report's table, round and game exist and the round has started (``current`` is the current round)."""
@@ -279,10 +281,12 @@ class Store:
             out.append((dict(row) | {"result": result}, game))
         return out
 
-    def standings(self) -> list[Standing]:
-        with self.reader.connect() as conn:
-            games = [g for _, g in self.scored_games(conn)]
-        return standings(self.players(), games)
+    def standings(self, conn: Connection | None = None) -> list[Standing]:
+        """The standings from one snapshot (``conn``, or a reading connection of its own)."""
+        if conn is None:
+            with self.reader.connect() as c:
+                return self.standings(c)
+        return standings(self.players(conn), [g for _, g in self.scored_games(conn)])
 
 
 def caller(token: str, row: Row | None) -> tuple[Role, int]:

@@ -112,10 +112,7 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
 
     @guarded("public")
     async def standings_api(request: Request, who: Role | None) -> Response:
-        rows = await run_in_threadpool(store.standings)
-        current = await run_in_threadpool(store.current_round)
-        return JSONResponse({"tournament": store.name, "round": current, "rounds": store.rounds,
-                             "standings": [r.to_json() for r in rows]})
+        return JSONResponse(await run_in_threadpool(standings_view, store))
 
     @guarded("director")
     async def director_api(request: Request, who: Role | None) -> Response:
@@ -195,6 +192,14 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
 def _summary(body_json: str) -> dict[str, Any]:
     data = json.loads(body_json)
     return fields_of(result_of(body_json)) | {"line": data.get("line"), "east": data.get("east")}
+
+
+def standings_view(store: Store) -> dict[str, Any]:
+    """The standings page's data, from one snapshot: a hall screen polls it, so one connection, not three."""
+    with store.reader.connect() as conn:
+        current, rows = store.current_round(conn), store.standings(conn)
+    return {"tournament": store.name, "round": current, "rounds": store.rounds,
+            "standings": [r.to_json() for r in rows]}
 
 
 def table_view(store: Store, table: int) -> dict[str, Any]:
