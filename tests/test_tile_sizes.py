@@ -131,3 +131,15 @@ def test_a_tile_that_fills_most_of_the_picture_is_found_zoomed_out(model, frame,
         box = [(x1 - X1) * s, (y1 - Y1) * s, (x2 - X1) * s, (y2 - Y1) * s]
         found += any(iou(d.box, box) >= 0.5 for d in model.detect(big))
     assert found >= 6, f"{found} of {len(ups)}"
+
+
+def test_photos_of_many_shapes_keep_only_the_latest_input_buffers(model):
+    """A batch of photos of every shape must not keep a buffer pair for each shape it met."""
+    from vision.tile_detector import KEPT_SIZES
+
+    detector = model.detector
+    for w in range(200, 200 + 40 * (KEPT_SIZES + 6), 40):
+        detector.boxes(np.full((300, w, 3), 90, np.uint8), (0.5, 0.5))
+        assert len(detector._buffers) <= KEPT_SIZES
+    last = detector.input_shape(300, w)
+    assert next(reversed(detector._buffers)) == last

@@ -3,6 +3,7 @@ above given score thresholds. Which size to read an image at is vision.tile_size
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 
 import cv2
@@ -19,10 +20,13 @@ _PAD_VALUE = 114  # the letterbox grey the detector was trained with
 #: How a frame is scaled to the detector's input: bilinear, as ultralytics scaled the training images. Area
 #: averaging cost 7 ms of a 1280x720 frame's two readings against 1 ms, for the same validation mAP.
 DOWNSCALE = cv2.INTER_LINEAR
+#: Input sizes whose buffers are kept: a camera needs one or two, while photos of every shape in a batch would
+#: otherwise each leave theirs (a 512 px input's pair is about 3.6 MB).
+KEPT_SIZES = 8
 
 
 class TileDetector:
-    """One ONNX detector, with its input buffers made once per input size."""
+    """One ONNX detector, with its input buffers made once per input size (the KEPT_SIZES latest)."""
 
     def __init__(self, path: Path, threads: int = 2, iou: float = 0.5) -> None:
         self.session = open_session(path, threads)
@@ -31,7 +35,7 @@ class TileDetector:
         # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
         # aspect (long side DETECTOR_SIDE, short side rounded up to 32), so 4:3 and square photos lose nothing.
         self.fixed = (int(inp.shape[2]), int(inp.shape[3])) if isinstance(inp.shape[2], int) else None
-        self._buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._buffers: OrderedDict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self.iou = iou
 
     def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]:
@@ -42,12 +46,20 @@ class TileDetector:
         r = 1.0 if native else DETECTOR_SIDE / max(h, w)
         return (-(-round(h * r) // 32) * 32, -(-round(w * r) // 32) * 32)
 
+    def _buffers_for(self, ih: int, iw: int) -> tuple[np.ndarray, np.ndarray]:
+        """The letterbox and input buffers of one input size, made on first use; the oldest size is dropped."""
+        if (ih, iw) in self._buffers:
+            self._buffers.move_to_end((ih, iw))
+        else:
+            self._buffers[(ih, iw)] = (np.empty((ih, iw, 3), np.uint8), np.empty((1, 3, ih, iw), np.float32))
+            if len(self._buffers) > KEPT_SIZES:
+                self._buffers.popitem(last=False)
+        return self._buffers[(ih, iw)]
+
     def _prepare(self, frame: np.ndarray, native: bool = False) -> tuple[np.ndarray, float, float, float]:
         h, w = frame.shape[:2]
         ih, iw = self.input_shape(h, w, native)
-        if (ih, iw) not in self._buffers:
-            self._buffers[(ih, iw)] = (np.empty((ih, iw, 3), np.uint8), np.empty((1, 3, ih, iw), np.float32))
-        lb, buf = self._buffers[(ih, iw)]
+        lb, buf = self._buffers_for(ih, iw)
         r = min(iw / w, ih / h)
         nw, nh = round(w * r), round(h * r)
         px, py = (iw - nw) / 2, (ih - nh) / 2
