@@ -59,7 +59,8 @@ def register_tiles(ssub: argparse._SubParsersAction) -> None:
 
 
 def fail(args: argparse.Namespace, message: str, code: int) -> int:
-    print(json.dumps({"error": message}) if args.json else f"error: {message}")
+    print(json.dumps({"error": message}) if args.json else f"error: {message}",
+          file=sys.stdout if args.json else sys.stderr)
     return code
 
 
@@ -143,7 +144,7 @@ def _teach(args: argparse.Namespace, model: TileModel, folder: Path, screen: Scr
             print(json.dumps({"error": str(exc), "refused": refused,
                               "captures": [_capture_json(c) for c in captures]}))
         else:
-            print(f"error: {exc}")
+            print(f"error: {exc}", file=sys.stderr)
         _linger(args, screen)
         return 1
     if args.profile is not None:

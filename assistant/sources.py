@@ -16,6 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from assistant.camera import open_camera
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 
 
@@ -47,11 +49,8 @@ class FrameSource:
         self.t0 = 0.0  # time.monotonic() when iteration began: a paced frame at time t is due at t0 + t
         self.fps = float(fps or 30.0)
         if self.live:
-            self._cap = cv2.VideoCapture(int(spec))
-            if width and height:
-                self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
-                self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
-            if not self._cap.isOpened():
+            self._cap = open_camera(int(spec), width, height)
+            if self._cap is None:
                 raise SourceError(f"camera {spec}: cannot open it (is it connected? try another --camera index)")
             return
         path = Path(spec)

@@ -72,8 +72,8 @@ def test_watch_frames_then_resume(table, capsys):
 def test_bad_source_and_profile_are_named(table, capsys):
     tmp, _, profile = table
     assert main(["watch", "--video", str(tmp / "missing.mp4"), "--profile", str(profile)]) == 2
-    assert "missing.mp4: no such video file" in capsys.readouterr().out
+    assert "missing.mp4: no such video file" in capsys.readouterr().err
     bad = tmp / "bad.toml"
     bad.write_text("[speech]\nrate = 'fast'\n")
     assert main(["watch", "--frames", str(tmp), "--profile", str(bad)]) == 2
-    assert "bad.toml:2:" in capsys.readouterr().out
+    assert "bad.toml:2:" in capsys.readouterr().err

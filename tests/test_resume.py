@@ -212,8 +212,8 @@ def test_a_record_a_resume_cannot_use_is_named(tmp_path, whole, capsys, line, pr
     journal = tmp_path / "game.jsonl"
     journal.write_bytes(whole.read_bytes().splitlines(keepends=True)[0] + line.encode() + b"\n")
     assert main([*WATCH, "--journal", str(journal)]) == 2
-    out = capsys.readouterr().out
-    assert out.startswith(f"error: {journal}:2: ") and problem in out and "Traceback" not in out
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {journal}:2: ") and problem in err and "Traceback" not in err
 
 
 def test_a_bad_header_is_named_as_the_journal(tmp_path, whole, capsys):
@@ -227,8 +227,8 @@ def test_a_bad_header_is_named_as_the_journal(tmp_path, whole, capsys):
                             ("card: mine\n[s]\nFFF 2026 nonsense\n", f"{journal}:1 card:3:10: unknown symbol")):
         journal.write_text(json.dumps(header | {"card_text": card_text}) + "\n", encoding="utf-8")
         assert main([*WATCH, "--journal", str(journal)]) == 2
-        out = capsys.readouterr().out
-        assert out.startswith(f"error: {said}") and "sample" not in out
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {said}") and "sample" not in err
 
 
 def test_an_altered_journal_stops_watch_with_its_line(tmp_path, whole, capsys):
@@ -242,9 +242,10 @@ def test_an_altered_journal_stops_watch_with_its_line(tmp_path, whole, capsys):
     journal = tmp_path / "altered.jsonl"
     journal.write_text("".join(lines[:at + 3]), encoding="utf-8")
     assert main([*WATCH, "--journal", str(journal)]) == 2
-    out = capsys.readouterr().out
-    assert f"\nerror: {journal}:{at + 1}: the resumed game departs from the journal here: at rulings[0].t" in out
-    assert "Traceback" not in out
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {journal}:{at + 1}: the resumed game departs from the journal here: at "
+                          "rulings[0].t")
+    assert "Traceback" not in err
 
 
 def test_a_full_disk_is_one_clear_error(tmp_path, monkeypatch, capsys):
@@ -266,6 +267,6 @@ def test_a_full_disk_is_one_clear_error(tmp_path, monkeypatch, capsys):
     journal = tmp_path / "game.jsonl"
     assert main([*WATCH, "--journal", str(journal)]) == 2
     out = capsys.readouterr()
-    assert f"\nerror: {journal}: cannot write the journal: No space left on device" in out.out
+    assert out.err.startswith(f"error: {journal}: cannot write the journal: No space left on device")
     assert "Traceback" not in out.out + out.err
     assert len(list(read_journal(journal))) >= 6

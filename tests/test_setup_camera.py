@@ -63,7 +63,7 @@ def test_frame_rate_and_latency_have_thresholds_and_bad_input_gets_exit_2(tmp_pa
     assert [c.ok for c in slow] == [False, True] and all(c.ok for c in fast)
     assert "frame rate" in slow[0].name and slow[0].fix
     assert main(["setup", "camera", "--photo", str(tmp_path / "none.png")]) == 2
-    assert "none.png" in capsys.readouterr().out
+    assert "none.png" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["setup", "camera"], ["setup", "camera", "--camera", "0", "--photo", "x.png"]])

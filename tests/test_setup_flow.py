@@ -80,9 +80,9 @@ def test_a_camera_that_stops_giving_pictures_is_said(video, tmp_path, capsys, mo
     monkeypatch.setattr("sys.stdin", _Terminal("\n" * 10))
     argv = ["setup", "tiles", "--camera", str(video), "--captures", "4", "--no-display"]
     assert main(argv) == 2
-    assert "no picture came (try another --camera)" in capsys.readouterr().out
+    assert "no picture came (try another --camera)" in capsys.readouterr().err
     assert main(["setup", "tiles", "--camera", str(tmp_path / "none.avi"), "--no-display"]) == 2
-    assert "cannot open it" in capsys.readouterr().out
+    assert "cannot open it" in capsys.readouterr().err
 
 
 def test_setup_camera_times_the_camera_and_checks_frames_spread_over_the_run(video, capsys):

@@ -97,4 +97,4 @@ def test_a_photographed_sheet_is_found_and_its_angle_measured_a_steep_one_refuse
 
 def test_mat_command_names_a_missing_folder(tmp_path, capsys):
     assert main(["setup", "mat", "--out", str(tmp_path / "nope" / "mat.pdf")]) == 1
-    assert "nope: no such folder" in capsys.readouterr().out
+    assert "nope: no such folder" in capsys.readouterr().err

@@ -153,16 +153,16 @@ def test_a_capture_it_doubts_teaches_nothing_and_bad_photos_get_a_message(model,
     junk.write_bytes(b"not an image")
 
     assert main(["setup", "tiles", "--photo", str(steep), str(blank)]) == 1
-    out = capsys.readouterr().out
-    assert "no-mat.png: no set-up mat found" in out and "nothing learned from this capture" in out
-    assert "error: nothing learned: every capture was doubted" in out
+    said = capsys.readouterr()
+    assert "no-mat.png: no set-up mat found" in said.out and "nothing learned from this capture" in said.out
+    assert "error: nothing learned: every capture was doubted" in said.err
     assert not (tmp_path / "mahj" / "sets" / "my-set" / "set.json").exists()
     assert main(["setup", "tiles", "--photo", str(junk)]) == 1
-    assert "junk.jpg" in capsys.readouterr().out
+    assert "junk.jpg" in capsys.readouterr().err
     assert main(["setup", "tiles", "--photo", str(steep), "--set", "../x"]) == 2
-    assert "give a plain name" in capsys.readouterr().out
+    assert "give a plain name" in capsys.readouterr().err
     assert main(["setup", "tiles"]) == 2
-    assert "--photo FILE" in capsys.readouterr().out
+    assert "--photo FILE" in capsys.readouterr().err
 
 
 def test_assessment_reads_each_capture_with_the_others_and_names_kinds_that_look_alike():

@@ -138,8 +138,8 @@ def test_no_audio_device_is_detected_and_said(monkeypatch, capsys):
     monkeypatch.setattr(speech, "engine_available", lambda engine: True)
     monkeypatch.setattr(say_command, "engine_available", lambda engine: True)
     assert main(["say", "hello"]) == 2
-    out = capsys.readouterr().out
-    assert "no audio device" in out and "--wav" in out and "said" not in out
+    said = capsys.readouterr()
+    assert "no audio device" in said.err and "--wav" in said.err and "said" not in said.out
     sp = Speaker()
     assert not sp.enabled and "no audio device" in sp.problem
     sp.close()

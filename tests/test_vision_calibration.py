@@ -177,3 +177,20 @@ def test_a_returned_pick_goes_back_to_its_place_in_the_wall():
     for fs in world.play():
         moved = [t for row in world.wall for t in row if (t.x, t.y) != pytest.approx(start[id(t)])]
         assert not moved, f"frame {fs.index}: a tile lies in the wall away from its place"
+
+
+def test_calibrate_table_reads_a_video_through_the_camera_opener(tmp_path, capsys):
+    """`mahj calibrate table --video` finds the four markers in the recording and saves a calibration; a video
+    that cannot be opened is named, exit 2."""
+    from pathlib import Path
+
+    from assistant.cli import main
+    from vision.calibration import Calibration
+
+    video = Path(__file__).resolve().parents[1] / "datasets" / "video" / "fixtures" / "camera.mp4"
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "table", "--video", str(video), "--out", str(out)]) == 0
+    cal = Calibration.load(out)
+    assert cal.source == "markers" and len(cal.marker_image) == 4
+    assert main(["calibrate", "table", "--video", str(tmp_path / "none.mp4"), "--out", str(out)]) == 2
+    assert "none.mp4: cannot open" in capsys.readouterr().err

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from assistant.camera import open_camera
 from vision.calibration import (
     SEAT_NAMES,
     Calibration,
@@ -70,7 +72,7 @@ def run_markers(args: argparse.Namespace) -> int:
     page = marker_page(layout, dpi=args.dpi)
     png, pdf = Path(f"{args.out}.png"), Path(f"{args.out}.pdf")
     if not cv2.imwrite(str(png), page):
-        print(f"error: {png}: cannot write")
+        print(f"error: {png}: cannot write", file=sys.stderr)
         return 1
     write_pdf(page, pdf, args.dpi)
     if args.json:
@@ -89,8 +91,8 @@ def _grab_frames(args: argparse.Namespace):
             raise CalibrationError(f"{args.image}: not an image")
         yield img
         return
-    cap = cv2.VideoCapture(args.camera if args.camera is not None else str(args.video))
-    if not cap.isOpened():
+    cap = open_camera(args.camera if args.camera is not None else str(args.video))
+    if cap is None:
         what = f"camera {args.camera}" if args.camera is not None else str(args.video)
         raise CalibrationError(f"{what}: cannot open")
     try:
@@ -126,7 +128,7 @@ def run_table(args: argparse.Namespace) -> int:
         if cal is None:
             cal = calibrate_from_points(seen, (last.shape[1], last.shape[0]), layout)
     except CalibrationError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     cal.save(args.out)
     if args.json:
@@ -160,11 +162,11 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         cal = Calibration.load(args.calibration)
     except (OSError, CalibrationError) as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     img = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if img is None:
-        print(f"error: {args.image}: not an image")
+        print(f"error: {args.image}: not an image", file=sys.stderr)
         return 2
     cv2.imwrite(str(args.out), draw_regions(img, cal))
     if args.json:

@@ -52,12 +52,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.no_set and args.set_name:
-        print("error: --set and --no-set: give one (--no-set reads with the shipped model)")
+        print("error: --set and --no-set: give one (--no-set reads with the shipped model)", file=sys.stderr)
         return 2
     try:
         tile_set = args.set_name or ("" if args.no_set or args.model else _profile_set(args.profile))
     except ProfileError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
         from vision.enroll import load_set
@@ -65,11 +65,11 @@ def run(args: argparse.Namespace) -> int:
 
         if tile_set and not (sets_dir() / tile_set).is_dir():
             print(f"error: no set {tile_set!r} in {sets_dir()} (see `mahj setup tiles --list`; --no-set reads "
-                  "with the shipped model)")
+                  "with the shipped model)", file=sys.stderr)
             return 2
         model = load_set(sets_dir() / tile_set) if tile_set else TileModel.load(args.model)
     except (TileModelError, ValueError) as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.stretched:
         reading = read_photo(model, frame)
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         dets, scale = model.detect(frame), (1.0, 1.0)
     if args.out:
         if not cv2.imwrite(str(args.out), draw_overlay(frame, dets)):
-            print(f"error: {args.out}: cannot write the overlay")
+            print(f"error: {args.out}: cannot write the overlay", file=sys.stderr)
             return 2
     up = [d for d in dets if d.face == "up"]
     if args.json:

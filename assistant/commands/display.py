@@ -54,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from assistant.journal import JournalError, read_journal
 
     def fail(msg: str) -> int:
-        print(json.dumps({"error": msg}) if args.json else f"error: {msg}")
+        print(json.dumps({"error": msg}) if args.json else f"error: {msg}",
+              file=sys.stdout if args.json else sys.stderr)
         return 2
 
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import sys
 import wave
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     def fail(msg: str) -> int:
-        print(json.dumps({"error": msg}) if args.json else f"error: {msg}")
+        print(json.dumps({"error": msg}) if args.json else f"error: {msg}",
+              file=sys.stdout if args.json else sys.stderr)
         return 2
 
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from engine.tiles import TileError, parse_tiles, spoken_name
 
@@ -19,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         codes = parse_tiles(" ".join(args.names))
     except TileError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"tiles": [{"code": c, "name": spoken_name(c)} for c in codes]}))

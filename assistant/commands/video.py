@@ -59,13 +59,13 @@ def run_generate(args: argparse.Namespace) -> int:
     try:
         from datasets.video.generate import generate_game
     except ModuleNotFoundError as exc:  # the renderer is a development tool with its own extra
-        print(f"error: the video generator needs {exc.name}: pip install -e '.[synth]'")
+        print(f"error: the video generator needs {exc.name}: pip install -e '.[synth]'", file=sys.stderr)
         return 2
 
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        print(f"error: --size {args.size!r}: expected WIDTHxHEIGHT")
+        print(f"error: --size {args.size!r}: expected WIDTHxHEIGHT", file=sys.stderr)
         return 2
     for k in range(args.games):
         seed = args.seed + k

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -94,7 +95,8 @@ def tournament_options(args: argparse.Namespace, journal: Path) -> dict | None:
 
 
 def fail(args: argparse.Namespace, message: str) -> int:
-    print(json.dumps({"type": "error", "message": message}) if args.json else f"error: {message}")
+    print(json.dumps({"type": "error", "message": message}) if args.json else f"error: {message}",
+          file=sys.stdout if args.json else sys.stderr)
     return 2
 
 
