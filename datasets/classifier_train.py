@@ -1,9 +1,11 @@
-"""The crop classifier: a small CNN over square tile crops, 36 tile classes + "not a tile", with an embedding.
+"""The crop classifier: a small CNN over square tile crops, 36 tile classes + "not a tile" + "back" (a tile seen
+from behind or lying face down), with an embedding.
 
 Crops are cut the way the runtime cuts them (``vision.tile_model.crop_square``: a square of 1.15 x the box's
 long side around its centre), here with extra context so training can jitter the crop. Data: face-up tiles of
-the synthetic training split, face-down tiles and background patches as "not a tile", and the camerash training
-photos (real sets; no Jokers there). Needs torch (the ``train`` extra).
+the synthetic training split, face-down tiles as "back", background patches as "not a tile", the camerash
+training photos (real sets; no Jokers there) and the real photos (their labelled backs as "back"). Needs torch
+(the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from engine.tiles import INDEX, TILES
+from engine.tiles import INDEX
 from vision.boxes import iou_matrix
-from vision.tile_model import CLASSIFIER_SIZE, NOT_A_TILE, crop_square
+from vision.tile_model import BACK, CLASSES, CLASSIFIER_SIZE, NOT_A_TILE, crop_square
 
 from . import real
 from .budget import cached, start_run, train_to_budget
@@ -29,7 +31,11 @@ from .restyle import restyle
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
-NUM_CLASSES = len(TILES) + 1
+NUM_CLASSES = len(CLASSES)
+#: A network from before the back class (the shipped file until then) gets its "back" row as a copy of its "not a
+#: tile" row (it learnt backs as that), this much lower in logit, so that it reads every crop as before until
+#: training tells backs apart.
+BACK_START = 2.0
 PAD = 8  # pre-cut crops are CLASSIFIER_SIZE + PAD so training can shift and rescale them
 EMBED = 128
 
@@ -90,7 +96,7 @@ def synth_crops(root: Path, split: str, rng: np.random.Generator, limit: int | N
                 ys.append(INDEX[t["code"]])
             elif t["face"] == "down" and rng.random() < 0.15:
                 xs.append(crop_square(img, t["box"], size, extra))
-                ys.append(NOT_A_TILE)
+                ys.append(BACK)
         for _ in range(3):  # background: table, racks, arms; a tile edge at most
             s = rng.uniform(20, 70)
             x, y = rng.uniform(0, w - s), rng.uniform(0, h - s)
@@ -113,7 +119,7 @@ def camerash_train_crops() -> tuple[np.ndarray, np.ndarray]:
 
 def real_crops(folder: Path, rng: np.random.Generator, backs: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
     """Crops and class ids from a real-photo YOLO folder written by ``datasets.real_photos.export_yolo``: every
-    box with a tile code, and a share ``backs`` of the tile backs as "not a tile"."""
+    box with a tile code, and a share ``backs`` of the tile backs as "back"."""
     size = CLASSIFIER_SIZE + PAD
     extra = size / CLASSIFIER_SIZE
     xs, ys = [], []
@@ -128,8 +134,42 @@ def real_crops(folder: Path, rng: np.random.Generator, backs: float = 0.3) -> tu
             cx, cy, bw, bh = (float(v) for v in line.split()[1:5])
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             xs.append(crop_square(img, box, size, extra))
-            ys.append(NOT_A_TILE if code == "down" else INDEX[code])
+            ys.append(BACK if code == "down" else INDEX[code])
     return np.stack(xs), np.array(ys, np.int64)
+
+
+def head_rows(init: str) -> int:
+    """How many classes the network in ``init`` (a shipped ONNX file or a run's checkpoint) reads."""
+    if init.endswith(".onnx"):
+        import onnx
+
+        for w in onnx.load(init).graph.initializer:
+            if w.name == EXPORT_PREFIX + "head.weight":
+                return int(w.dims[0])
+        raise ValueError(f"{init}: no weight {EXPORT_PREFIX}head.weight")
+    return int(torch.load(init, map_location="cpu", weights_only=False)["state"]["head.weight"].shape[0])
+
+
+def with_back_row(net: TileNet) -> TileNet:
+    """``net``, which reads the 36 kinds and "not a tile", with a "back" row added to its head (BACK_START)."""
+    if net.head.out_features != BACK:
+        raise ValueError(f"a head of {net.head.out_features} classes, not {BACK}: nothing to extend")
+    wide = TileNet()
+    wide.features, wide.drop = net.features, net.drop
+    with torch.no_grad():
+        wide.head.weight[:BACK] = net.head.weight
+        wide.head.bias[:BACK] = net.head.bias
+        wide.head.weight[BACK] = net.head.weight[NOT_A_TILE]
+        wide.head.bias[BACK] = net.head.bias[NOT_A_TILE] - BACK_START
+    return wide.train(net.training)
+
+
+def initial_net(init: str | None) -> tuple[TileNet, bool]:
+    """The network a run starts from and whether its norms are folded (``folded_norms.start_from``): a fresh one,
+    a shipped file or a checkpoint; one from before the back class gets its back row (``with_back_row``)."""
+    rows = head_rows(init) if init else NUM_CLASSES
+    net, folded = start_from(init, TileNet(rows), prefix=EXPORT_PREFIX)
+    return (with_back_row(net) if rows == BACK else net), folded
 
 
 def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
@@ -216,7 +256,7 @@ def train(a: argparse.Namespace) -> None:
     xt, yt, xv, yv, xrv, yrv = (z[k] for k in ("xt", "yt", "xv", "yv", "xrv", "yrv"))
     print(f"train crops {len(xt)}, val crops {len(xv)} rendered, {len(xrv)} real; per class min "
           f"{np.bincount(yt).min()}")
-    net, folded = start_from(a.init, TileNet(), prefix=EXPORT_PREFIX)   # continued: at a lower peak rate
+    net, folded = initial_net(a.init)   # continued: at a lower peak rate
     dev = torch.device(a.device)
     net.to(dev)
     peak = a.lr or (1e-3 if a.init else 3e-3)

@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> None:
                         "the table benchmark rather than by validation mAP")
     d.add_argument("--name", default="detector", help="run folder under runs/")
     d.set_defaults(func=train_detector)
-    c = sub.add_parser("classifier", help="train the crop classifier (36 tiles + not-a-tile, torch)")
+    c = sub.add_parser("classifier", help="train the crop classifier (36 tiles + not-a-tile + back, torch)")
     c.add_argument("--synth", default=str(ROOT / "datasets" / "rendered" / "synth"))
     c.add_argument("--minutes", type=float, default=45.0, help="wall-clock budget for the optimisation")
     c.add_argument("--threads", type=int, default=1)

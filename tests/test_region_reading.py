@@ -52,11 +52,12 @@ class _BlankSoapModel:
 
 
 @pytest.mark.parametrize("read, floor", [(("WD", 0.9), ("up", "WD")), (("WD", 0.6), ("up", "WD")),
-                                         (("WD", 0.45), ("down", None)), (("none", 0.9), ("down", None))])
+                                         (("WD", 0.45), ("down", None)), (("none", 0.9), ("down", None)),
+                                         (("back", 0.95), ("down", None))])
 def test_a_blank_soap_boxed_as_a_tile_back_on_the_floor_is_read_face_up(read, floor):
     """Only face-up tiles lie on the floor: a "face-down" box there is read by the classifier (a blank Soap
     looks like a plain back to the detector), and a read likelier than all else together makes it face up; one
-    the classifier doubts, or reads as no tile (a back), stays a back. Backs in a wall stay backs."""
+    the classifier doubts, or reads as a back or as no tile, stays a back. Backs in a wall stay backs."""
     cal = plain_calibration()
     floor_spot, wall_spot = (450.0, 450.0), (450.0, 773.0)
     model = _BlankSoapModel(cal, [floor_spot, wall_spot], read)

@@ -14,7 +14,11 @@ import pytest
 from tile_model_kit import FIXTURE, match
 
 from assistant.cli import main
+from engine.tiles import INDEX
 from vision.tile_model import (
+    BACK,
+    CLASSES,
+    NOT_A_TILE,
     Detection,
     TileModel,
     TileModelError,
@@ -54,6 +58,29 @@ def test_detect_finds_and_reads_the_fixture(model, frame, truth):
     misread = [(t, d) for t, d in ups if d.tile != t["code"]]
     assert sum(t["code"] in d.alts for t, d in misread) >= len(misread) / 2, misread
     assert len(dets) <= len(pairs) + 3  # no flood of false boxes
+
+
+@pytest.mark.parametrize("outputs", [len(CLASSES), BACK], ids=["with the back class", "a file from before it"])
+def test_a_face_up_box_read_as_a_back_is_a_tile_face_down_and_one_read_as_no_tile_goes(model, frame, monkeypatch,
+                                                                                          outputs):
+    """The detector boxes some tile backs as face up; the classifier reads them as "back": they stay, face down
+    (a wall or a rack must keep its tiles), while a box read as "not a tile" is dropped. Neither is ever offered
+    as a tile's other likely kind. A classifier file from before the back class (37 outputs) reads as it did."""
+    boxes = np.array([[100, 100, 130, 140], [200, 100, 230, 140], [300, 100, 330, 140]], np.float32)
+    probs = np.full((3, outputs), 0.001, np.float32)
+    probs[0, [INDEX["5D"], INDEX["3D"], NOT_A_TILE, outputs - 1]] = 0.55, 0.1, 0.15, 0.15
+    probs[1, outputs - 1] = 0.9                     # "back", or "none" for the older file
+    probs[2, NOT_A_TILE] = 0.9
+    monkeypatch.setattr(model.classifier, "probabilities",
+                        lambda crops: (probs[:len(crops)].copy(), np.eye(len(crops), 128, dtype=np.float32)))
+    dets = model.read_faces(frame, boxes, np.zeros(3, np.int64), np.array([0.8, 0.7, 0.6], np.float32))
+    read = [(d.box[0], d.face, d.tile, d.score) for d in dets]
+    if outputs == len(CLASSES):
+        assert read == [(100.0, "up", "5D", pytest.approx(0.8)), (200.0, "down", None, pytest.approx(0.7))]
+        assert dets[1].tile_score is None and dets[1].alts == ()
+    else:
+        assert read == [(100.0, "up", "5D", pytest.approx(0.8))]
+    assert dets[0].alts[:2] == ("5D", "3D") and not set(dets[0].alts) & {"none", "back"}
 
 
 def test_load_errors_name_the_path(tmp_path):

@@ -144,10 +144,12 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
                 seen.append(CellSeen(c, "unclear"))
             else:
                 # Something lies there that the detector does not box (a design it finds hard on white paper):
-                # a tile if the classifier, reading where one would lie, does not call it "not a tile".
+                # a tile if the classifier, reading where one would lie, does not call it "not a tile" (a tile
+                # whose back it sees lies face down).
                 box = _in_cell(v, c, None)
                 ((code, _),) = model.classify([crop_square(img, box)])
-                seen.append(CellSeen(c, "tile", box) if code != "none" else CellSeen(c, "unclear"))
+                seen.append(CellSeen(c, "unclear") if code == "none" else CellSeen(c, "face down") if code == "back"
+                            else CellSeen(c, "tile", box))
     tile_px = min(v.tile_px for v in views)
     focus = [tile_focus(img, s.box) for s in seen if s.box is not None]
     sharp = float(np.median(focus)) if focus else None

@@ -11,7 +11,7 @@ import numpy as np
 
 from vision.calibration import table_to_seat
 from vision.regions.state import Region, TableState
-from vision.tile_classifier import crop_square
+from vision.tile_classifier import NO_FACE, crop_square
 from vision.tile_sizes import TOPDOWN_PX_PER_MM
 from vision.tracker import TileSeen
 
@@ -20,7 +20,7 @@ SAME_TILE = 0.6           # tile widths (along a row; any way on the floor) unde
                           # picture from before it: 8 HD bench games' picks 96.3 -> 100 %, invented discards 3 -> 1)
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
 #: The classifier's score that turns a "face-down" floor or rack-top tile face up: likelier that tile than anything
-#: else together, "not a tile" (a back) included. Only face-up tiles lie there, so a real back is rare. With the
+#: else together, "back" and "not a tile" included. Only face-up tiles lie there, so a real back is rare. With the
 #: classifier shipped 2026-11-25 one of three blank Soaps in a shown hand read 0.67-0.79 from frame to frame: at a
 #: cut of 0.7 that hand went unread (bench/bench_table.py, models/README.md).
 BACK_READ_SURE = 0.5
@@ -80,11 +80,11 @@ class RegionReading:
                     ) -> None:
         """Discards and exposures lie face up, yet the detector can take a plain white face for a tile's back (a
         blank Soap: zero in every year hand). So a "face-down" tile on the floor or a rack top is read by the
-        classifier, whose training saw tile backs as "not a tile"; one it reads as a tile at BACK_READ_SURE or more
+        classifier, which knows tile backs (and "not a tile"); one it reads as a tile kind at BACK_READ_SURE or more
         is face up."""
         reads = self.model.classify([crop_square(frame, box) for _name, _i, box in backs])
         for (name, i, _box), (code, score) in zip(backs, reads, strict=True):
-            if code != "none" and score >= BACK_READ_SURE:
+            if code not in NO_FACE and score >= BACK_READ_SURE:
                 seen = out[name][i]
                 out[name][i] = TileSeen(seen.x, seen.y, "up", code, seen.score, score)
 

@@ -1,5 +1,5 @@
-"""The crop classifier: which of the 36 tile kinds (or "not a tile") a square crop around a box shows, how
-surely, and its embedding (what an enrolled set compares its own tiles in). An unsure crop gets a second look
+"""The crop classifier: which of the 36 tile kinds (or "not a tile", or a tile's back) a square crop around a box
+shows, how surely, and its embedding (what an enrolled set compares its own tiles in). An unsure crop gets a second look
 in its other quarter turns."""
 
 from __future__ import annotations
@@ -20,9 +20,14 @@ if TYPE_CHECKING:
 CLASSIFIER_SIZE = 48
 CROP_MARGIN = 1.15
 SECOND_LOOK = 0.9   # a crop read less surely than this is read again in its other quarter turns (probabilities)
-#: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order).
+#: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order), then of a tile seen from
+#: behind or lying face down ("back"). A classifier file from before the back class has 37 outputs: it never
+#: reads "back", and its indices mean what they meant.
 NOT_A_TILE = len(TILES)
-CLASSES: tuple[str, ...] = TILES + ("none",)
+BACK = NOT_A_TILE + 1
+CLASSES: tuple[str, ...] = TILES + ("none", "back")
+#: What the classifier can read that is not a tile's face: no tile kind, and never offered as a choice.
+NO_FACE = frozenset(CLASSES[NOT_A_TILE:])
 
 
 class TileClassifier:
@@ -63,7 +68,7 @@ class TileClassifier:
 
     def codes(self, probs: np.ndarray, emb: np.ndarray, prototypes: Prototypes | None
               ) -> list[tuple[str, float]]:
-        """(code or "none", score) for each crop's probabilities and embedding, by an enrolled set's
+        """(code, "none" or "back", score) for each crop's probabilities and embedding, by an enrolled set's
         ``prototypes`` where it has them."""
         best = probs.argmax(axis=1)
         score = probs[np.arange(len(best)), best]
@@ -72,9 +77,9 @@ class TileClassifier:
             pc, sim = prototypes.match(emb)
             for i in range(len(codes)):
                 # The enrolled set decides the kind (its own Jokers may look like nothing the base model knows);
-                # the base model keeps only a confident "not a tile".
-                sure_none = codes[i] == "none" and score[i] >= 0.9
-                if not sure_none and sim[i] >= prototypes.min_similarity:
+                # the base model keeps only a confident "not a tile" or tile back (a set enrols faces only).
+                sure_no_face = codes[i] in NO_FACE and score[i] >= 0.9
+                if not sure_no_face and sim[i] >= prototypes.min_similarity:
                     codes[i], score[i] = str(pc[i]), float(sim[i])
         return list(zip(codes, (float(s) for s in score), strict=True))
 

@@ -2,10 +2,10 @@
 only.
 
 Two models (see models/README.md): a detector that boxes every tile and says face up or face down
-(vision.tile_detector), and a crop classifier over the 36 tile kinds plus "not a tile" that reads each face-up box
-(vision.tile_classifier). The classifier also gives an embedding; a user's own set (``mahj setup tiles``) stores
-prototypes of its own tiles in that space, and a model loaded from the set's folder reads with them. Which size an
-image is read at is vision.tile_sizes'.
+(vision.tile_detector), and a crop classifier over the 36 tile kinds plus "not a tile" and "a tile's back" that
+reads each face-up box (vision.tile_classifier). The classifier also gives an embedding; a user's own set
+(``mahj setup tiles``) stores prototypes of its own tiles in that space, and a model loaded from the set's folder
+reads with them. Which size an image is read at is vision.tile_sizes'.
 
 Sessions and input buffers are made once per ``TileModel``; ``detect`` runs the classifier once per frame over
 all face-up crops.
@@ -24,13 +24,22 @@ import numpy as np
 from models import MODELS_DIR
 from vision import tile_sizes
 from vision.onnx_session import TileModelError
-from vision.tile_classifier import CLASSES, CLASSIFIER_SIZE, NOT_A_TILE, TileClassifier, crop_square
+from vision.tile_classifier import (
+    BACK,
+    CLASSES,
+    CLASSIFIER_SIZE,
+    NO_FACE,
+    NOT_A_TILE,
+    TileClassifier,
+    crop_square,
+)
 from vision.tile_detector import FACES, Reading, TileDetector
 from vision.tile_sizes import TOPDOWN_PX_PER_MM
 from vision.tracker import ALTS
 
-__all__ = ["CLASSES", "CLASSIFIER_FILE", "CLASSIFIER_SIZE", "DETECTOR_FILE", "FACES", "MODELS_DIR", "NOT_A_TILE",
-           "PROTOTYPES_FILE", "SET_FILE", "SETTINGS_FILE", "TOPDOWN_PX_PER_MM", "Detection", "Prototypes", "Reading",
+__all__ = ["BACK", "CLASSES", "CLASSIFIER_FILE", "CLASSIFIER_SIZE", "DETECTOR_FILE", "FACES", "MODELS_DIR",
+           "NOT_A_TILE", "NO_FACE", "PROTOTYPES_FILE", "SET_FILE", "SETTINGS_FILE", "TOPDOWN_PX_PER_MM", "Detection",
+           "Prototypes", "Reading",
            "StaleSetError", "TileModel", "TileModelError", "check_image", "classifier_id", "crop_square",
            "draw_overlay", "sets_dir"]
 
@@ -178,7 +187,7 @@ class TileModel:
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
         """Read square BGR crops (any size; resized to the classifier's input) in one batch.
 
-        Returns (code or "none", score) for each crop.
+        Returns (code, "none" or "back", score) for each crop.
         """
         if not crops:
             return []
@@ -220,22 +229,26 @@ class TileModel:
         A face-up box the classifier reads as "not a tile" is dropped: on real photos the detector boxes book
         spines, LED digits and fingers that the classifier, which learnt "not a tile" from real backgrounds,
         knows are none (held-out real photos, bench/eval_real.py: unseen sets' precision 0.833 -> 0.876,
-        recall 0.932 -> 0.930; seen sets' precision 0.985 -> 0.988)."""
+        recall 0.932 -> 0.930; seen sets' precision 0.985 -> 0.988). One it reads as a tile's back is a tile
+        face down: the detector boxes some backs (a wall's, a rack's) as face up, and they must stay on the
+        table."""
         up = np.nonzero(cls == 0)[0]
         reads: dict[int, tuple[str, float, tuple[str, ...]]] = {}
         if len(up):
             probs, emb = self.classifier.probabilities(self.classifier.crops_for(frame, boxes[up]))
-            likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 1]       # one more: "none" may be among them
+            likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 2]   # two more: "none" and "back" may be among them
             codes = self.classifier.codes(probs, emb, self.prototypes)
             for k, (i, (code, s)) in enumerate(zip(up.tolist(), codes, strict=True)):
                 ranked = [code] + [CLASSES[c] for c in likeliest[k]]
-                reads[i] = code, s, tuple(dict.fromkeys(c for c in ranked if c != "none"))[:ALTS]
+                reads[i] = code, s, tuple(dict.fromkeys(c for c in ranked if c not in NO_FACE))[:ALTS]
         out = []
         for i in range(len(boxes)):
             box = tuple(float(v) for v in boxes[i])
             if cls[i] == 0:
                 code, s, alts = reads[i]
-                if code != "none":
+                if code == "back":
+                    out.append(Detection(box, "down", None, float(scores[i]), None))
+                elif code != "none":
                     out.append(Detection(box, "up", code, float(scores[i]), s, alts))
             else:
                 out.append(Detection(box, "down", None, float(scores[i]), None))
