@@ -42,8 +42,8 @@ def test_detect_finds_and_reads_the_fixture(model, frame, truth):
         assert (d.tile is not None and d.tile_score is not None) == (d.face == "up")
     pairs = match(dets, truth)
     found = [d for _, d in pairs if d is not None]
-    # Floors a little under what the shipped models do on this photo (38 of 40 found, 36 with the right face,
-    # 33 of 36 read right: models/README.md); raise them with better models.
+    # Floors at or a little under what the shipped models do on this photo (2026-11-27: 36 of 40 found, 35 with
+    # the right face, 34 of 34 read right; models/README.md); raise them with better models.
     assert len(found) >= 0.9 * len(pairs), f"found {len(found)} of {len(pairs)} tiles"
     face_ok = sum(d is not None and d.face == t["face"] for t, d in pairs)
     assert face_ok >= 0.85 * len(pairs)
