@@ -41,6 +41,7 @@ from tqdm import tqdm
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from assistant.arguments import count_arg  # noqa: E402
 from assistant.tournament.store import Store  # noqa: E402
 from engine.card import SAMPLE_CARD, load_card  # noqa: E402
 from engine.referee.profile import PROFILES_DIR  # noqa: E402
@@ -121,7 +122,7 @@ class Phone:
                 if self.streams is None:
                     self.streams = await asyncio.open_connection("127.0.0.1", self.port)
                 reader, writer = self.streams
-                t0 = time.perf_counter()
+                t0 = time.perf_counter()  # after connecting: a kept-alive phone's wait is the server's answer
                 writer.write(head + data)
                 status = int((await reader.readline()).split()[1])
                 length = 0
@@ -266,7 +267,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--spread", type=float, default=0.0,
                     help="seconds over which each game's reports arrive (0: every table in the same instant)")
-    ap.add_argument("--workers", type=int,
+    ap.add_argument("--workers", type=count_arg,
                     help="the server's --workers (default: one per CPU core on PostgreSQL, as docs/tournament.md "
                          "advises for a large event; 1 on SQLite, whose writers share one file lock)")
     ap.add_argument("--json", action="store_true")

@@ -114,6 +114,8 @@ def test_same_client_id_with_another_result_is_refused(made):
     (win(1, 1, source="director"), "1", "only the director's token", 403),
     (win(1, 1), "unknown", "not one of this tournament's", 403),
     (win(1, 1, winner="Q"), "unknown", "not one of this tournament's", 403),  # a bad report from nobody: 403
+    (win(1, 1, winner="Q"), "2", "cannot report for table 1", 403),  # nor from another table's token
+    (win(1, 1), "none", "a token is needed", 403),
     (win(1, 1, hand={"concealed": "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 9B"}, line=None), "director",
      "not Mah Jongg on the card", 422),
     (win(1, 1, line={"section": "2468", "number": 99}), "director", "no line 2468 #99", 422),
@@ -125,7 +127,7 @@ def test_same_client_id_with_another_result_is_refused(made):
 def test_bad_reports_change_nothing(made, body, sender, message, status):
     store, tokens = made
     with pytest.raises(TournamentError, match=message) as exc:
-        submit(store, tokens.get(sender, "not-a-token"), body)
+        submit(store, tokens.get(sender, {"unknown": "not-a-token", "none": ""}.get(sender)), body)
     assert exc.value.status == status
     assert _count(store, db.reports) == 0 and _count(store, db.results) == 0
 
@@ -203,6 +205,31 @@ def test_concurrent_reports_for_one_game_count_once(made):
     assert _count(store, db.results) == 1 and _count(store, db.reports) == 8
 
 
+def test_concurrent_different_reports_for_one_game_count_one_and_dispute_the_others(made):
+    """Eight senders race one game with two different results: exactly one counts, every report equal to it
+    agrees and every other is a dispute, whichever sender wins the race."""
+    store, tokens = made
+    outs, errors = [], []
+
+    def send(i):
+        body = win(2, 4, client=f"c{i}") if i % 2 else wall(2, 4, client=f"c{i}")
+        try:
+            outs.append((body["outcome"], submit(store, tokens["director"], body)["status"]))
+        except Exception as exc:  # noqa: BLE001 - the assertion below names it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    [winner] = [outcome for outcome, status in outs if status == "counted"]
+    assert sorted(status for outcome, status in outs if outcome == winner) == ["agrees"] * 3 + ["counted"]
+    assert [status for outcome, status in outs if outcome != winner] == ["disputed"] * 4
+    assert _count(store, db.results) == 1 and _count(store, db.disputes) == 4
+
+
 def test_open_without_a_tournament_says_how_to_make_one_and_makes_nothing(url, tmp_path):
     with pytest.raises(TournamentError, match="mahj tournament new"):
         Store.open(url)
@@ -228,10 +255,16 @@ def test_postgres_cases_skip_without_a_server_but_fail_under_ci(monkeypatch, tmp
         database_url("postgresql", tmp_path, request)
 
 
-@given(st.builds(GameResult, outcome=st.sampled_from(["mahjong", "wall_game", "time"]),
-                 winner=st.none() | st.sampled_from("ABCD"), value=st.integers(0, 100), self_picked=st.booleans(),
-                 dead=st.lists(st.sampled_from("ABCD"), max_size=2).map(tuple),
-                 penalties=st.lists(st.tuples(st.sampled_from("ABCD"), st.text(max_size=5)), max_size=2).map(tuple)))
+SEAT = st.sampled_from("ABCD")
+SEATS = st.lists(SEAT, max_size=2).map(tuple)
+
+
+@given(st.builds(GameResult, outcome=st.sampled_from(["mahjong", "wall_game", "time", "last_survivor"]),
+                 winner=st.none() | SEAT, value=st.integers(0, 100), self_picked=st.booleans(),
+                 discarder=st.none() | SEAT, jokerless=st.booleans(), singles_and_pairs=st.booleans(),
+                 exposures=st.integers(0, 4), quint_exposed=st.booleans(), misnamed=st.booleans(), dead=SEATS,
+                 in_error=SEATS, survivor=st.none() | SEAT,
+                 penalties=st.lists(st.tuples(SEAT, st.text(max_size=5)), max_size=2).map(tuple)))
 def test_what_is_kept_of_a_result_is_every_field_as_asdict_gives_it(result):
     """Reports already stored were compared by the JSON of dataclasses.asdict: the faster copy must match it."""
     assert canonical(result) == json.dumps(asdict(result), sort_keys=True, separators=(",", ":"))

@@ -185,10 +185,11 @@ def _gone(pid, within=5.0):
         time.sleep(0.05)
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or not os.path.exists("/proc/self/task"), reason="Linux processes")
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"),
+                    reason="needs Linux's /proc children lists")
 def test_workers_serve_the_same_port_and_never_outlive_the_server(tmp_path):
-    """--workers 3: two more processes answer on the server's port (shown with the first one stopped), stop with
-    it, and stop by themselves when it is killed alone, leaving the port free for the restart."""
+    """--workers 3: two more processes, and they answer on the server's port (shown with the first one
+    stopped); they stop with it, and stop by themselves when it is killed alone, so it can start again."""
     import signal
 
     url = f"sqlite:///{tmp_path / 'w.db'}"

@@ -33,8 +33,10 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Threads a server runs database work on at once, and connections kept open for them: a burst of reports reuses
 # connections instead of opening and closing some on every burst. More threads only queue on Python's lock and
 # the database's CPU (bench/bench_tournament.py, 60 tables at once: p95 lower at 8 than at 16 or 40).
+# Every database call runs on one of those threads and holds one connection at a time, so the pool needs no
+# overflow; N server processes keep N x DB_THREADS connections (PostgreSQL allows 100 by default).
 DB_THREADS = 8
-POOL_SIZE, POOL_OVERFLOW = DB_THREADS, 8
+POOL_SIZE, POOL_OVERFLOW = DB_THREADS, 0
 
 metadata = MetaData()
 
@@ -186,7 +188,10 @@ def warm(engine: Engine, n: int = POOL_SIZE) -> None:
 
 
 def reading(engine: Engine) -> Engine:
-    """The same database for reads only: on SQLite a snapshot that does not take the write lock."""
+    """The same database for reads only, each transaction one snapshot (a page's standings and round agree):
+    on SQLite a read that does not take the write lock, on PostgreSQL a read-only repeatable-read transaction."""
+    if engine.url.get_backend_name() == "postgresql":
+        return engine.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
     return engine.execution_options(read_only=True)
 
 

@@ -17,7 +17,16 @@ from sqlalchemy.exc import IntegrityError
 
 from assistant.tournament import db
 from assistant.tournament.hands import SOURCES, ReportError, digest, read_report, result_of, stored_body
-from assistant.tournament.store import CALLER_COLUMNS, Store, TournamentError, caller, now, token_digest
+from assistant.tournament.store import (
+    CALLER_COLUMNS,
+    Role,
+    Store,
+    TournamentError,
+    caller,
+    need_token,
+    now,
+    token_digest,
+)
 from engine.tournament import GameResult, ResultError, game_points
 
 RETRIES = 5
@@ -39,6 +48,10 @@ def _place(body: dict) -> tuple[int, int, int, str, str]:
     return out[0], out[1], out[2], client, source
 
 
+def _not_yours(role: Role, table: int) -> TournamentError:
+    return TournamentError(f"this token is table {role.table}'s; it cannot report for table {table}", 403)
+
+
 def _score(store: Store, conn: Connection, round_no: int, table: int, result: GameResult) -> dict[str, int]:
     letters = list(store.seating(round_no, conn).get(table, {}))
     try:
@@ -50,13 +63,17 @@ def _score(store: Store, conn: Connection, round_no: int, table: int, result: Ga
 def submit(store: Store, token: str, body: Any) -> dict[str, Any]:
     """Take one report sent with ``token``; returns the acknowledgement (``status``: counted, agrees, duplicate
     or disputed). The token, the round and the game are read in the report's own transaction."""
+    need_token(token)
+    place = None
     try:
         if not isinstance(body, dict):
             raise ReportError("a report is a JSON object")
         place = _place(body)
         result, extra = read_report(store.card, body)
     except ReportError as exc:
-        store.role_of(token)  # a sender without a valid token learns nothing about its report
+        role = store.role_of(token)  # a sender without a valid token learns nothing about its report
+        if place is not None and not role.may_write(place[1]):
+            raise _not_yours(role, place[1]) from None
         raise TournamentError(str(exc), exc.status) from None
     stored = stored_body(result, extra)
     for attempt in range(RETRIES):
@@ -77,8 +94,10 @@ _CHECK = select(*CALLER_COLUMNS, _R.id, _R.client_id, _R.digest.label("report_di
                 _RES.report_id.is_not(None).label("counted")).select_from(
     db.tokens.outerjoin(db.reports, and_(_R.round == bindparam("round"), _R.table_no == bindparam("table_no"),
                                          _R.game == bindparam("game")))
-    .outerjoin(db.results, _RES.report_id == _R.id)).where(db.tokens.c.digest == bindparam("digest"))
-_NEW_REPORT = insert(db.reports).returning(_R.id)
+    .outerjoin(db.results, and_(_RES.round == _R.round, _RES.table_no == _R.table_no, _RES.game == _R.game,
+                                _RES.report_id == _R.id))  # by the results' key: no scan of every result
+).where(db.tokens.c.digest == bindparam("digest"))
+_NEW_REPORT = insert(db.reports)
 _NEW_RESULT = insert(db.results)
 _NEW_DISPUTE = insert(db.disputes)
 
@@ -90,7 +109,7 @@ def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, i
     rows = conn.execute(_CHECK, game_key | {"digest": token_digest(token)}).all()
     role, current = caller(token, rows[0] if rows else None)
     if not role.may_write(table):
-        raise TournamentError(f"this token is table {role.table}'s; it cannot report for table {table}", 403)
+        raise _not_yours(role, table)
     if source == "director" and role.kind != "director":
         raise TournamentError("source: only the director's token reports as the director", 403)
     store.check_place(table, round_no, game, current)
@@ -109,7 +128,7 @@ def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, i
     status = "counted" if counted is None else "agrees" if counted.report_digest == mine else "disputed"
     report_id = conn.execute(_NEW_REPORT, game_key | {
         "client_id": client, "digest": mine, "body": stored, "source": source, "status": status,
-        "received_at": now()}).scalar_one()
+        "received_at": now()}).inserted_primary_key[0]
     if status == "counted":
         conn.execute(_NEW_RESULT, game_key | {"report_id": report_id, "points": json.dumps(points, sort_keys=True)})
     elif status == "disputed":

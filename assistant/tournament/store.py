@@ -289,11 +289,16 @@ class Store:
         return standings(self.players(conn), [g for _, g in self.scored_games(conn)])
 
 
+def need_token(token: str) -> None:
+    """A request with no token at all is refused before any database work."""
+    if not token:
+        raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
+
+
 def caller(token: str, row: Row | None) -> tuple[Role, int]:
     """Whose ``token`` is and the current round, from its row of CALLER_COLUMNS (None: no such token); a
     TournamentError (403) for a missing, unknown or replaced (stale) token."""
-    if not token:
-        raise TournamentError("a token is needed (the director's, or the one on the table card)", 403)
+    need_token(token)
     if row is None:
         raise TournamentError("this token is not one of this tournament's (check the table card)", 403)
     if not row.active:

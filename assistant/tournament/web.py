@@ -12,10 +12,12 @@ Database work runs on a few threads (db.DB_THREADS); each answer goes out after 
 
 from __future__ import annotations
 
+import errno
 import json
 import signal
 import socket
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -33,7 +35,7 @@ from assistant.tournament import reports
 from assistant.tournament.db import DB_THREADS, warm
 from assistant.tournament.hands import fields_of, result_of
 from assistant.tournament.store import Role, Store, TournamentError
-from assistant.tournament.workers import WorkerError, start_workers
+from assistant.tournament.workers import WorkerError, serve_as_worker, start_workers
 from engine.tournament import east_of_game
 
 STATIC = resources.files("assistant.tournament") / "static"
@@ -41,6 +43,8 @@ PAGES = {"standings": "standings.html", "director": "director.html", "table": "s
 STATIC_FILES = {"tournament.css": "text/css", "common.js": "text/javascript", "standings.js": "text/javascript",
                 "director.js": "text/javascript", "scorer.js": "text/javascript"}
 COOKIE = "mahj_tournament_token"
+#: How long a restart waits for its port: the workers of a server killed a moment ago still hold it briefly.
+PORT_WAIT_S = 3.0
 
 
 def _error(exc: TournamentError) -> JSONResponse:
@@ -181,7 +185,7 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         to_thread.current_default_thread_limiter().total_tokens = DB_THREADS
-        await to_thread.run_sync(warm, store.engine)  # also readies the thread pool, not the first burst
+        await to_thread.run_sync(warm, store.engine)  # the connections (and anyio's worker code) before any report
         if on_ready is not None:
             on_ready()
         yield
@@ -252,7 +256,16 @@ def listen(host: str, port: int) -> socket.socket:
     # answer waited ~40 ms for the phone's delayed ACK.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    deadline = time.monotonic() + PORT_WAIT_S
+    while True:
+        try:
+            sock.bind((host, port))
+            break
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or time.monotonic() > deadline:
+                sock.close()
+                raise
+            time.sleep(0.1)
     sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them: none refused at start-up
     return sock
 
@@ -269,7 +282,10 @@ def serve(store: Store, host: str, port: int, public_standings: bool = False, as
         raise TournamentError(f"cannot listen on {host}:{port} ({exc.strerror}); pass --port N (0 = any free)", 409) \
             from None
     store.card  # compiled once now, not on the first report  # noqa: B018
-    part = start_workers(store.engine, workers - 1)
+    try:
+        part = start_workers(store.engine, workers - 1)
+    except WorkerError as exc:
+        raise TournamentError(str(exc), 400) from None
 
     def run(on_ready: Callable[[], None]) -> None:
         config = uvicorn.Config(create_app(store, public_standings, on_ready), log_level="warning",
@@ -277,8 +293,7 @@ def serve(store: Store, host: str, port: int, public_standings: bool = False, as
         uvicorn.Server(config).run(sockets=[sock])
 
     if part.is_worker:
-        run(part.ready)
-        return 0
+        serve_as_worker(lambda: run(part.ready))
     try:
         part.ready()
     except WorkerError as exc:
