@@ -184,24 +184,30 @@ def test_director_correction_replaces_with_who_when_why(made):
     assert {pts[n] for n in store.seating(1)[3].values()} == {10}
 
 
-def test_concurrent_reports_for_one_game_count_once(made):
-    """Eight senders race the same game: one counts, equal ones agree, none is lost or counted twice."""
-    store, tokens = made
+def _race(store, token, bodies):
+    """Send each body from a thread of its own, all at once; (body, acknowledgement) pairs, none failed."""
     outs, errors = [], []
 
-    def send(i):
+    def send(body):
         try:
-            outs.append(submit(store, tokens["director"], win(1, 3, client=f"c{i}")))
+            outs.append((body, submit(store, token, body)))
         except Exception as exc:  # noqa: BLE001 - the assertion below names it
             errors.append(exc)
 
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
+    threads = [threading.Thread(target=send, args=(body,)) for body in bodies]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors, errors
-    assert sorted(o["status"] for o in outs) == ["agrees"] * 7 + ["counted"]
+    return outs
+
+
+def test_concurrent_reports_for_one_game_count_once(made):
+    """Eight senders race the same game: one counts, equal ones agree, none is lost or counted twice."""
+    store, tokens = made
+    outs = _race(store, tokens["director"], [win(1, 3, client=f"c{i}") for i in range(8)])
+    assert sorted(ack["status"] for _, ack in outs) == ["agrees"] * 7 + ["counted"]
     assert _count(store, db.results) == 1 and _count(store, db.reports) == 8
 
 
@@ -209,21 +215,8 @@ def test_concurrent_different_reports_for_one_game_count_one_and_dispute_the_oth
     """Eight senders race one game with two different results: exactly one counts, every report equal to it
     agrees and every other is a dispute, whichever sender wins the race."""
     store, tokens = made
-    outs, errors = [], []
-
-    def send(i):
-        body = win(2, 4, client=f"c{i}") if i % 2 else wall(2, 4, client=f"c{i}")
-        try:
-            outs.append((body["outcome"], submit(store, tokens["director"], body)["status"]))
-        except Exception as exc:  # noqa: BLE001 - the assertion below names it
-            errors.append(exc)
-
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    bodies = [win(2, 4, client=f"c{i}") if i % 2 else wall(2, 4, client=f"c{i}") for i in range(8)]
+    outs = [(body["outcome"], ack["status"]) for body, ack in _race(store, tokens["director"], bodies)]
     [winner] = [outcome for outcome, status in outs if status == "counted"]
     assert sorted(status for outcome, status in outs if outcome == winner) == ["agrees"] * 3 + ["counted"]
     assert [status for outcome, status in outs if outcome != winner] == ["disputed"] * 4
