@@ -277,14 +277,16 @@ def export_yolo(out: Path, split: str, down: Callable[[np.ndarray], np.ndarray] 
 
 
 def pseudo_down(min_score: float = 0.6) -> Callable[[np.ndarray], np.ndarray]:
-    """Boxes of tile backs as the shipped model sees them, surer than ``min_score``."""
+    """Boxes of tile backs as the shipped detector sees them, surer than ``min_score``. The detector's own
+    face-down boxes only: a face-up box the classifier reads as a back is not taken, or the classifier's mistakes
+    would come back to both networks as labels."""
     from vision.tile_model import TileModel
 
     model = TileModel.load()
 
     def down(img: np.ndarray) -> np.ndarray:
-        dets = [d for d in model.detect(img) if d.face == "down" and d.score >= min_score]
-        return np.array([d.box for d in dets], np.float32).reshape(-1, 4)
+        boxes, cls, scores = model.frame_boxes(img)
+        return np.asarray(boxes, np.float32)[(cls == 1) & (scores >= min_score)].reshape(-1, 4)
 
     return down
 

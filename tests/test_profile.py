@@ -22,7 +22,7 @@ def test_init_writes_a_commented_profile_that_reads_back(tmp_path, capsys):
     assert text.count("\n#") > 10  # documented inline
     assert load_profile(target).camera.source == 0
     assert main(["init", str(target)]) == 2  # no silent overwrite
-    assert "already exists" in capsys.readouterr().out
+    assert "already exists" in capsys.readouterr().err
 
 
 def test_values_are_read(tmp_path):

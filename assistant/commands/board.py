@@ -42,7 +42,8 @@ def run_check_command(args: argparse.Namespace) -> int:
     try:
         report = run_check(args.port, progress=lambda name: None if args.json else print(f"  checking {name} ..."))
     except (RigUnavailable, BoardIncompatible) as exc:
-        print(json.dumps({"ok": False, "error": str(exc)}) if args.json else f"error: {exc}")
+        print(json.dumps({"ok": False, "error": str(exc)}) if args.json else f"error: {exc}",
+              file=sys.stdout if args.json else sys.stderr)
         return 2
     if args.json:
         print(json.dumps(report.to_json()))

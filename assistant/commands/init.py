@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from assistant.profile import ProfileError, load_profile, write_default
 
@@ -21,7 +22,8 @@ def run(args: argparse.Namespace) -> int:
         path = write_default(args.path, overwrite=args.force)
         load_profile(path)  # the file we ship must read back cleanly
     except ProfileError as exc:
-        print(json.dumps({"error": str(exc)}) if args.json else f"error: {exc}")
+        print(json.dumps({"error": str(exc)}) if args.json else f"error: {exc}",
+              file=sys.stdout if args.json else sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"profile": str(path)}))
