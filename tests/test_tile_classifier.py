@@ -35,3 +35,10 @@ def test_an_unsure_crop_is_read_in_four_quarter_turns_and_a_sure_one_once(model,
     np.testing.assert_allclose(probs[unsure], np.mean(turns, axis=0)[unsure], atol=1e-5)
     np.testing.assert_allclose(probs[~unsure], once[~unsure], atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
+
+
+def test_the_shipped_classifier_reads_every_class_including_a_tiles_back(model):
+    """The shipped file has the back class: 36 kinds, "none" and "back", probabilities summing to one."""
+    probs, emb = model.classifier.probabilities(np.full((2, 48, 48, 3), 120, np.uint8))
+    assert probs.shape == (2, len(CLASSES)) == (2, 38) and CLASSES[-2:] == ("none", "back")
+    assert np.allclose(probs.sum(axis=1), 1, atol=1e-4) and emb.shape[0] == 2
