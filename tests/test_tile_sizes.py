@@ -10,6 +10,7 @@ from tile_model_kit import iou
 from datasets.synth.layout import grid_scene, overhead_camera
 from datasets.synth.scene import render
 from engine.tiles import TILES
+from vision.tile_model import DETECTOR_FILE, MODELS_DIR
 
 
 def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found(model, whole_table):
@@ -133,13 +134,18 @@ def test_a_tile_that_fills_most_of_the_picture_is_found_zoomed_out(model, frame,
     assert found >= 6, f"{found} of {len(ups)}"
 
 
-def test_photos_of_many_shapes_keep_only_the_latest_input_buffers(model):
-    """A batch of photos of every shape must not keep a buffer pair for each shape it met."""
-    from vision.tile_detector import KEPT_SIZES
+def test_inputs_of_every_size_share_one_pair_of_buffers_and_read_as_a_fresh_detector_does(model, frame):
+    """The reader and a batch of photos meet many input sizes: one pair of buffers, grown to the largest, serves
+    them all (no allocation per frame, no memory per size), and a frame read after a larger one reads the same."""
+    from vision.tile_detector import TileDetector
 
     detector = model.detector
-    for w in range(200, 200 + 40 * (KEPT_SIZES + 6), 40):
+    big = np.full((1000, 1000, 3), 90, np.uint8)
+    detector.boxes(big, (0.5, 0.5), native=True)
+    held = detector._input
+    for w in range(200, 760, 40):
         detector.boxes(np.full((300, w, 3), 90, np.uint8), (0.5, 0.5))
-        assert len(detector._buffers) <= KEPT_SIZES
-    last = detector.input_shape(300, w)
-    assert next(reversed(detector._buffers)) == last
+    assert detector._input is held and held.size == 3 * 1024 * 1024
+    fresh = TileDetector(MODELS_DIR / DETECTOR_FILE)
+    for got, want in zip(detector.boxes(frame, (0.3, 0.3)), fresh.boxes(frame, (0.3, 0.3)), strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -3,7 +3,6 @@ above given score thresholds. Which size to read an image at is vision.tile_size
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from pathlib import Path
 
 import cv2
@@ -20,13 +19,10 @@ _PAD_VALUE = 114  # the letterbox grey the detector was trained with
 #: How a frame is scaled to the detector's input: bilinear, as ultralytics scaled the training images. Area
 #: averaging cost 7 ms of a 1280x720 frame's two readings against 1 ms, for the same validation mAP.
 DOWNSCALE = cv2.INTER_LINEAR
-#: Input sizes whose buffers are kept: a camera needs one or two, while photos of every shape in a batch would
-#: otherwise each leave theirs (a 512 px input's pair is about 3.6 MB).
-KEPT_SIZES = 8
 
 
 class TileDetector:
-    """One ONNX detector, with its input buffers made once per input size (the KEPT_SIZES latest)."""
+    """One ONNX detector, with one pair of input buffers that every input size reads through."""
 
     def __init__(self, path: Path, threads: int = 2, iou: float = 0.5) -> None:
         self.session = open_session(path, threads)
@@ -35,7 +31,7 @@ class TileDetector:
         # A fixed-shape detector gets every frame letterboxed into its shape; a dynamic one gets the frame's own
         # aspect (long side DETECTOR_SIDE, short side rounded up to 32), so 4:3 and square photos lose nothing.
         self.fixed = (int(inp.shape[2]), int(inp.shape[3])) if isinstance(inp.shape[2], int) else None
-        self._buffers: OrderedDict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._letterbox, self._input = np.empty(0, np.uint8), np.empty(0, np.float32)
         self.iou = iou
 
     def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]:
@@ -47,14 +43,14 @@ class TileDetector:
         return (-(-round(h * r) // 32) * 32, -(-round(w * r) // 32) * 32)
 
     def _buffers_for(self, ih: int, iw: int) -> tuple[np.ndarray, np.ndarray]:
-        """The letterbox and input buffers of one input size, made on first use; the oldest size is dropped."""
-        if (ih, iw) in self._buffers:
-            self._buffers.move_to_end((ih, iw))
-        else:
-            self._buffers[(ih, iw)] = (np.empty((ih, iw, 3), np.uint8), np.empty((1, 3, ih, iw), np.float32))
-            if len(self._buffers) > KEPT_SIZES:
-                self._buffers.popitem(last=False)
-        return self._buffers[(ih, iw)]
+        """The letterbox (ih x iw x 3) and the detector input (1 x 3 x ih x iw), as views of one pair of flat
+        buffers grown to the largest size read so far. The table reader reads views of many sizes (20 in the demo
+        recording, 134 MB as a pair each) and a batch of photos any number: one pair allocates nothing per frame
+        and holds the memory of one size."""
+        n = ih * iw * 3
+        if self._letterbox.size < n:
+            self._letterbox, self._input = np.empty(n, np.uint8), np.empty(n, np.float32)
+        return self._letterbox[:n].reshape(ih, iw, 3), self._input[:n].reshape(1, 3, ih, iw)
 
     def _prepare(self, frame: np.ndarray, native: bool = False) -> tuple[np.ndarray, float, float, float]:
         h, w = frame.shape[:2]
