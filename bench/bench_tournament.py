@@ -40,12 +40,14 @@ from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from tournament_kit import Server  # noqa: E402
 
 from assistant.arguments import count_arg  # noqa: E402
 from assistant.tournament.store import Store  # noqa: E402
 from engine.card import SAMPLE_CARD, load_card  # noqa: E402
 from engine.referee.profile import PROFILES_DIR  # noqa: E402
-from tests.tournament_kit import Server  # noqa: E402
 
 ROUNDS, GAMES = 4, 4
 GOAL_P95_MS = 100.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from board_kit import Raw, make_rig, tones
 
 from hardware import protocol as proto
 from hardware.beep_record import SLOT_BYTES, SLOTS, BeepRecord
@@ -15,7 +16,6 @@ from hardware.driver import Board, attach, serial_opener
 from hardware.emulator import BoardEmulator
 from hardware.rig import EmulatorRig, wait_until
 from hardware.signals import Beep
-from tests.board_kit import Raw, make_rig, tones
 
 BEEP = (2000, 20, 0, 1)  # a 20 ms tone: over well before the next step looks at the piezo
 

@@ -8,6 +8,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from board_kit import Raw, make_rig, rx_time
 
 from hardware import protocol as proto
 from hardware.driver import BoardIncompatible, attach
@@ -16,7 +17,6 @@ from hardware.pins import levels_at, window_color
 from hardware.rig import EmulatorRig, wait_until
 from hardware.signals import Beep, BoardState
 from hardware.timing import command_latencies, edges, percentile
-from tests.board_kit import Raw, make_rig, rx_time
 
 MS = 1e-3
 

@@ -8,8 +8,9 @@ from browser_kit import ARGS, CHROMIUM, needs_chromium, sync_api
 
 pytest.importorskip("vision.events", reason="needs vision events (issue 7)")
 
+from test_pipeline import ListJournal, game_observations, make  # noqa: E402
+
 from assistant.display import DisplayServer  # noqa: E402
-from tests.test_pipeline import ListJournal, game_observations, make  # noqa: E402
 
 
 @needs_chromium

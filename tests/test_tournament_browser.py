@@ -7,8 +7,7 @@ import urllib.request
 
 import pytest
 from browser_kit import ARGS, ARTIFACTS, CHROMIUM, axe_violations, needs_chromium, sync_api
-
-from tests.tournament_kit import Server, new_tournament, wall
+from tournament_kit import Server, new_tournament, wall
 
 pytestmark = needs_chromium
 PHONE = {"width": 390, "height": 844}

@@ -5,11 +5,11 @@ import csv
 import json
 
 import pytest
+from tournament_kit import BACKENDS, database_url, wall
 
 from assistant.cli import main
 from assistant.tournament.reports import submit
 from assistant.tournament.store import Role, Store
-from tests.tournament_kit import BACKENDS, database_url, wall
 
 
 @pytest.fixture(params=BACKENDS)

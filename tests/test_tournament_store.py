@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import func, select
+from tournament_kit import BACKENDS, NAMES, database_url, new_tournament, wall, win
 
 from assistant.tournament import db
 from assistant.tournament.hands import canonical, result_of, stored_body
 from assistant.tournament.reports import correct, resolve, submit, table_status
 from assistant.tournament.store import Role, Store, TournamentError
 from engine.tournament import GameResult
-from tests.tournament_kit import BACKENDS, NAMES, database_url, new_tournament, wall, win
 
 DIRECTOR = Role("director")
 HAND = {"concealed": "F F 2B 2B 2B 2B 4B 4B 6B 6B 8B 8B 8B 8B"}

@@ -6,6 +6,7 @@ import json
 import socket
 
 import pytest
+from tournament_kit import Server, new_tournament, wall
 
 from assistant.cli import main
 from assistant.pipeline import Assistant
@@ -15,7 +16,6 @@ from assistant.wiring import load_game_card, load_scoring
 from datasets.misreads import camera_view
 from engine.referee import Referee
 from engine.referee.scripted import scripted_game
-from tests.tournament_kit import Server, new_tournament, wall
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-
-from tests.tournament_kit import BACKENDS, Server, database_url, new_tournament, wall, win
+from tournament_kit import BACKENDS, Server, database_url, new_tournament, wall, win
 
 NAMES = [f"P{i}" for i in range(24)]
 
