@@ -40,6 +40,10 @@ CHINESE = SHARED / "chinese-mahjong-detection-photos"
 LEOMIURA = SHARED / "leomiura-riichi-table"
 JUSTINCHAN = SHARED / "justinchan-tile-crops-extra"
 SPLIT_FILE = SPLITS / "real-photos.tsv"
+#: Boxes whose source label is wrong, checked by eye (``python -m datasets.label_audit``): see datasets/README.md.
+FIXES_FILE = SPLITS / "label-fixes.tsv"
+#: A fix's code for a tile whose face is not known (it still counts for finding tiles), and for a box on no tile.
+UNKNOWN, NO_TILE = "?", "none"
 #: leomiura's frames are 16:9 camera captures squeezed to 640 x 640: read back at their own shape.
 LEOMIURA_ASPECT = 16 / 9
 #: Share of the Facebook scenes held out for test and for validation.
@@ -91,6 +95,7 @@ class RealPhoto:
     boxes: np.ndarray
     codes: tuple[str | None, ...]
     aspect: float = 1.0     # the photo is widened by this to get square pixels back
+    lines: tuple[int, ...] = ()     # each box's line in its label file (for label fixes and audits)
 
     @property
     def stretched(self) -> bool:
@@ -191,10 +196,24 @@ def _label_path(img: Path) -> Path:
     return img.parent.parent / "labels" / (img.stem + ".txt")
 
 
-def _labelled(label: Path, names: list[str] | None, code_of) -> tuple[list[tuple[float, ...]], list[str | None]]:
-    """Normalised boxes and codes of a YOLO label file (codes None without class names)."""
+def label_fixes() -> dict[str, dict[str, tuple[str, str]]]:
+    """Photo path under ``../shared`` -> {label line, or ``*`` for every line: (the source's code, the code seen
+    by eye)}."""
+    fixes: dict[str, dict[str, tuple[str, str]]] = {}
+    if FIXES_FILE.exists():
+        with FIXES_FILE.open(newline="") as f:
+            for r in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"):
+                fixes.setdefault(r["path"], {})[r["line"]] = (r["source_code"], r["code"])
+    return fixes
+
+
+def _labelled(label: Path, names: list[str] | None, code_of, fixes: dict[str, tuple[str, str]]
+              ) -> tuple[list[tuple[float, ...]], list[str | None], list[int]]:
+    """Normalised boxes, codes (None without class names, or where a fix says the face is not known) and line
+    numbers of a YOLO label file, with ``fixes`` (label line or ``*`` -> (source's code, true code)) applied. A
+    fix whose source code is not the file's stops the run: the data set changed under it."""
     text = label.read_text() if label.exists() else ""
-    boxes, codes = [], []
+    boxes, codes, lines = [], [], []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.split():
             continue
@@ -202,9 +221,17 @@ def _labelled(label: Path, names: list[str] | None, code_of) -> tuple[list[tuple
         code = code_of(names[int(line.split()[0])]) if names else None
         if names and code is None:
             continue            # a junk class
+        if str(n) in fixes or "*" in fixes:
+            said, fixed = fixes.get(str(n)) or fixes["*"]
+            if said != code:
+                raise ValueError(f"{label}:{n}: {FIXES_FILE.name} expects a {said} label here, the file says {code}")
+            if fixed == NO_TILE:
+                continue
+            code = None if fixed == UNKNOWN else fixed
         boxes.append(box)
         codes.append(code)
-    return boxes, codes
+        lines.append(n)
+    return boxes, codes, lines
 
 
 def photos(splits: tuple[str, ...] = ("train", "val", "test", "unseen"),
@@ -213,12 +240,14 @@ def photos(splits: tuple[str, ...] = ("train", "val", "test", "unseen"),
     names = {"chinese": _class_names(CHINESE / "yolo" / "data.yaml"),
              "leomiura": _class_names(LEOMIURA / "yolo" / "data.yaml"), "haitaks": None}
     code_of = {"chinese": chinese_code, "leomiura": leomiura_code, "haitaks": None}
+    fixes = label_fixes()
     with SPLIT_FILE.open(newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             if row["split"] not in splits or row["source"] not in sources:
                 continue
             path = SHARED / row["path"]
-            boxes, codes = _labelled(_label_path(path), names[row["source"]], code_of[row["source"]])
+            boxes, codes, lines = _labelled(_label_path(path), names[row["source"]], code_of[row["source"]],
+                                            fixes.get(row["path"], {}))
             h, w = cv2.imread(str(path)).shape[:2] if boxes else (1, 1)
             aspect = LEOMIURA_ASPECT if row["source"] == "leomiura" else 1.0
             w = w * aspect
@@ -227,7 +256,8 @@ def photos(splits: tuple[str, ...] = ("train", "val", "test", "unseen"),
             # haitaks lists some tiles two or three times with the same box: one tile, one box.
             _, first = np.unique(np.round(b, 1), axis=0, return_index=True)
             keep = np.sort(first)
-            yield RealPhoto(row["source"], path, row["split"], b[keep], tuple(codes[i] for i in keep), aspect)
+            yield RealPhoto(row["source"], path, row["split"], b[keep], tuple(codes[i] for i in keep), aspect,
+                            tuple(lines[i] for i in keep))
 
 
 def justinchan_crops() -> tuple[list[np.ndarray], list[str]]:

@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from datasets import real_photos
 from datasets.real_photos import RealPhoto, chinese_code, chinese_scene, chinese_split, leomiura_code
+from engine.tiles import TILES
 from vision.tile_model import Detection
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -83,3 +85,40 @@ def test_calibration_error_is_zero_when_scores_say_how_often_reads_are_right_and
     liar.calib = [(0.95, k < 1) for k in range(2)] * 10        # 95 % sure, right half the time
     assert honest.ece() == pytest.approx(0.0) and liar.ece() == pytest.approx(0.45)
     assert Report().ece() is None
+
+
+def _label_file(tmp_path: Path) -> Path:
+    label = tmp_path / "photo.txt"
+    # chinese classes: 2 = sd1 (1D), 26 = sc6 (6C), 27 = sd6 (6D)
+    label.write_text("2 0.1 0.1 0.1 0.1\n27 0.3 0.1 0.1 0.1\n\n2 0.5 0.1 0.1 0.1\n")
+    return label
+
+
+def test_a_label_fix_changes_the_code_forgets_an_unknown_face_and_drops_a_box_on_no_tile(tmp_path):
+    classes = [f"c{i}" for i in range(42)]
+    classes[2], classes[26], classes[27] = "sd1", "sc6", "sd6"
+    label = _label_file(tmp_path)
+    boxes, codes, lines = real_photos._labelled(label, classes, chinese_code, {})
+    assert codes == ["1D", "6D", "1D"] and lines == [1, 2, 4] and len(boxes) == 3
+    _, codes, lines = real_photos._labelled(label, classes, chinese_code, {"2": ("6D", "6C"), "4": ("1D", "none")})
+    assert codes == ["1D", "6C"] and lines == [1, 2]
+    _, codes, _ = real_photos._labelled(label, classes, chinese_code, {"*": ("1D", "?"), "2": ("6D", "6C")})
+    assert codes == [None, "6C", None]
+
+
+def test_a_label_fix_that_no_longer_matches_its_source_stops_the_run_naming_the_line(tmp_path):
+    classes = [f"c{i}" for i in range(42)]
+    classes[2], classes[27] = "sd1", "sd6"
+    with pytest.raises(ValueError, match=r"photo\.txt:2: .*expects a 5D label here, the file says 6D"):
+        real_photos._labelled(_label_file(tmp_path), classes, chinese_code, {"2": ("5D", "6C")})
+
+
+def test_the_committed_label_fixes_name_real_codes():
+    fixes = real_photos.label_fixes()
+    assert fixes, "datasets/splits/label-fixes.tsv is committed"
+    for path, by_line in fixes.items():
+        assert path.split("/")[0] in ("chinese-mahjong-detection-photos", "leomiura-riichi-table")
+        for line, (said, code) in by_line.items():
+            assert line == "*" or int(line) >= 1
+            assert said in TILES and (code in TILES or code in (real_photos.UNKNOWN, real_photos.NO_TILE))
+            assert code != said
