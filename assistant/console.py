@@ -1,4 +1,5 @@
-"""What ``mahj watch`` and ``mahj demo`` print: events and rulings as they happen, and the board's LEDs.
+"""What mahj prints on the console: every command's errors (``report_error``), and for ``mahj watch`` and
+``mahj demo`` the events and rulings as they happen, and the board's LEDs.
 
 Text for people (one line per event or ruling, the board's lights drawn after each change, in colour on a
 terminal), or JSON Lines with ``--json`` (one object per line: ``{"type": "event"|"ruling"|"observation"|
@@ -19,6 +20,21 @@ from engine.tiles import TileError, spoken_name
 _ANSI = {"green": "\033[42;30m", "red": "\033[41;97m", "amber": "\033[43;30m", "blue": "\033[44;97m",
          "off": "\033[40;97m"}
 _RESET = "\033[0m"
+
+
+def report_error(message: str, *, json_mode: bool, code: int = 2, **extra: Any) -> int:
+    """Say that a command failed, where its reader looks, and return ``code`` (its exit status).
+
+    A person reads ``error: MESSAGE`` on stderr, away from the output they may be piping on. A program that asked
+    for ``--json`` reads stdout only, so it gets one object ``{"error": MESSAGE, **extra}`` there instead of an
+    empty stdout and a text it cannot parse. ``extra`` adds a command's own keys to that object (``"type":
+    "error"`` for a JSON Lines stream, ``"ok": false`` where the command's answer has ``ok``); it never replaces
+    the message. The commands print their errors through here, so the shape is the same for all of them."""
+    if json_mode:
+        print(json.dumps({**extra, "error": message}), flush=True)
+    else:
+        print(f"error: {message}", file=sys.stderr, flush=True)
+    return code
 
 
 def _tile(code: Any) -> str:

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from assistant.camera import grab, open_camera
+from assistant.console import report_error
 from assistant.display.setup_view import cell_json, setup_snapshot
 from assistant.profile import DisplaySettings, ProfileError, load_profile
 from vision.enroll import Capture, EnrolError, alike_advice, learn, read_capture
@@ -56,12 +57,6 @@ def register_tiles(ssub: argparse._SubParsersAction) -> None:
                    help="show each box's state on the table display (default: on with --camera, off with --photo)")
     t.add_argument("--json", action="store_true", help="print one JSON object")
     t.set_defaults(func=run_tiles)
-
-
-def fail(args: argparse.Namespace, message: str, code: int) -> int:
-    print(json.dumps({"error": message}) if args.json else f"error: {message}",
-          file=sys.stdout if args.json else sys.stderr)
-    return code
 
 
 class Screen:
@@ -103,18 +98,19 @@ def run_tiles(args: argparse.Namespace) -> int:
               else "\n".join(names) or f"no sets in {root}")
         return 0
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", args.set_name):
-        return fail(args, f"--set {args.set_name!r}: give a plain name of letters, digits, '-', '_' or '.', "
-                          "e.g. --set grandmas-set", 2)
+        return report_error(f"--set {args.set_name!r}: give a plain name of letters, digits, '-', '_' or '.', "
+                            "e.g. --set grandmas-set", json_mode=args.json, code=2)
     if not args.photo and args.camera is None:
-        return fail(args, "give --photo FILE... (pictures of the mat with your tiles on it) or --camera N", 2)
+        return report_error("give --photo FILE... (pictures of the mat with your tiles on it) or --camera N",
+                            json_mode=args.json, code=2)
     try:
         profile = load_profile(args.profile)
     except ProfileError as exc:
-        return fail(args, f"{exc} (`mahj init {args.profile}` writes one)", 2)
+        return report_error(f"{exc} (`mahj init {args.profile}` writes one)", json_mode=args.json, code=2)
     try:
         model = TileModel.load()
     except TileModelError as exc:
-        return fail(args, str(exc), 2)
+        return report_error(str(exc), json_mode=args.json, code=2)
     screen = Screen(args, profile.display)
     if not args.json and (screen.url or screen.problem):
         print(f"display: {screen.url}" if screen.url else screen.problem, flush=True)
@@ -140,11 +136,7 @@ def _teach(args: argparse.Namespace, model: TileModel, folder: Path, screen: Scr
         summary = learn(model, captures, folder, args.set_name)
     except EnrolError as exc:
         screen.show("nothing learned", captures[-1] if captures else None, error=str(exc))
-        if args.json:
-            print(json.dumps({"error": str(exc), "refused": refused,
-                              "captures": [_capture_json(c) for c in captures]}))
-        else:
-            print(f"error: {exc}", file=sys.stderr)
+        report_error(str(exc), json_mode=args.json, refused=refused, captures=[_capture_json(c) for c in captures])
         _linger(args, screen)
         return 1
     if args.profile is not None:
@@ -174,7 +166,7 @@ def _from_photos(args: argparse.Namespace, model: TileModel, screen: Screen
         try:
             img = read_image(path)
         except ImageFileError as exc:
-            fail(args, str(exc), 1)
+            report_error(str(exc), json_mode=args.json)
             return None, refused
         if not args.json:
             print(f"reading {path} ...", flush=True)
@@ -209,7 +201,8 @@ def _from_camera(args: argparse.Namespace, model: TileModel, screen: Screen
     teaches nothing). Without a terminal, captures are taken 2 s apart."""
     cam = open_camera(args.camera)
     if cam is None:
-        fail(args, f"camera {args.camera}: cannot open it (is it plugged in, or used by another program?)", 2)
+        report_error(f"camera {args.camera}: cannot open it (is it plugged in, or used by another program?)",
+                     json_mode=args.json)
         return None, []
     interactive = sys.stdin.isatty() and not args.json
     captures: list[Capture] = []
@@ -226,7 +219,7 @@ def _from_camera(args: argparse.Namespace, model: TileModel, screen: Screen
                     time.sleep(2.0)
                 frame = grab(cam)
                 if frame is None:
-                    fail(args, f"camera {args.camera}: no picture came (try another --camera)", 2)
+                    report_error(f"camera {args.camera}: no picture came (try another --camera)", json_mode=args.json)
                     return None, refused
                 cap = _read(args, model, frame, f"capture {k + 1}", step, screen, refused)
                 if cap is not None and (cap.usable or attempt == TRIES - 1):

@@ -125,7 +125,8 @@ def test_a_refused_report_is_not_resent_forever(event, tmp_path):
 ])
 def test_watch_tournament_options(capsys, tmp_path, argv, message):
     assert main(["watch", "--frames", str(tmp_path), "--journal", str(tmp_path / "j.jsonl"), "--json", *argv]) == 2
-    assert message in json.loads(capsys.readouterr().out.strip().splitlines()[-1])["message"]
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert last["type"] == "error" and message in last["error"]  # the stream's error line: {"type", "error"}
 
 
 def test_the_report_takes_who_is_out_and_what_was_exposed_from_the_referee_as_the_game_ends(tmp_path):

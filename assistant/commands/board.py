@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 import time
 from types import SimpleNamespace
 
 from assistant.arguments import seat_arg
+from assistant.console import report_error
 from hardware.check import run_check
 from hardware.driver import BoardIncompatible, open_board, port_problem
 from hardware.pins import render
@@ -42,9 +42,7 @@ def run_check_command(args: argparse.Namespace) -> int:
     try:
         report = run_check(args.port, progress=lambda name: None if args.json else print(f"  checking {name} ..."))
     except (RigUnavailable, BoardIncompatible) as exc:
-        print(json.dumps({"ok": False, "error": str(exc)}) if args.json else f"error: {exc}",
-              file=sys.stdout if args.json else sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json, ok=False)  # ok: the key a check's report is read by
     if args.json:
         print(json.dumps(report.to_json()))
         return 0 if report.ok else 1
@@ -71,19 +69,15 @@ def run_check_command(args: argparse.Namespace) -> int:
 def run_signal(args: argparse.Namespace) -> int:
     problem = port_problem(args.port)
     if problem:
-        print(json.dumps({"error": problem}) if args.json else f"error: {problem}",
-              file=sys.stdout if args.json else sys.stderr)
-        return 1
+        return report_error(problem, json_mode=args.json, code=1)
     board = open_board(args.port)
     try:
         try:
             ready = board.wait_ready(8)
         except BoardIncompatible as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return report_error(str(exc), json_mode=args.json)
         if not ready:
-            print(f"error: no board answered on {board.port}", file=sys.stderr)
-            return 1
+            return report_error(f"no board answered on {board.port}", json_mode=args.json, code=1)
         board.signal(SimpleNamespace(kind=args.event, seat=args.seat, data={}))
         applied = board.wait_applied(2)
         time.sleep(0.05)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from assistant.camera import open_camera
+from assistant.console import report_error
 from vision.calibration import (
     SEAT_NAMES,
     Calibration,
@@ -72,8 +72,7 @@ def run_markers(args: argparse.Namespace) -> int:
     page = marker_page(layout, dpi=args.dpi)
     png, pdf = Path(f"{args.out}.png"), Path(f"{args.out}.pdf")
     if not cv2.imwrite(str(png), page):
-        print(f"error: {png}: cannot write", file=sys.stderr)
-        return 1
+        return report_error(f"{png}: cannot write", json_mode=args.json, code=1)
     write_pdf(page, pdf, args.dpi)
     if args.json:
         print(json.dumps({"png": str(png), "pdf": str(pdf), "marker_mm": layout.marker_mm}))
@@ -128,8 +127,7 @@ def run_table(args: argparse.Namespace) -> int:
         if cal is None:
             cal = calibrate_from_points(seen, (last.shape[1], last.shape[0]), layout)
     except CalibrationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     cal.save(args.out)
     if args.json:
         print(json.dumps({"file": str(args.out), "source": cal.source,
@@ -162,12 +160,10 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         cal = Calibration.load(args.calibration)
     except (OSError, CalibrationError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     img = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if img is None:
-        print(f"error: {args.image}: not an image", file=sys.stderr)
-        return 2
+        return report_error(f"{args.image}: not an image", json_mode=args.json)
     cv2.imwrite(str(args.out), draw_regions(img, cal))
     if args.json:
         print(json.dumps({"out": str(args.out), "regions": [b.name for b in cal.bands]}))

@@ -14,6 +14,7 @@ import re
 import sys
 from pathlib import Path
 
+from assistant.console import report_error
 from engine.card import SAMPLE_CARD, Card, CardError, CardLine, Diagnostic, load_card
 from engine.card.model import NUMBERS
 from engine.tiles import TileError, parse_tiles
@@ -94,11 +95,7 @@ def guarded(func):
         try:
             return func(args)
         except InputError as exc:
-            if getattr(args, "json", False):
-                print(json.dumps({"error": str(exc)}))
-            else:
-                print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return report_error(str(exc), json_mode=getattr(args, "json", False))
 
     return run
 

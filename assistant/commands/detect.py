@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import cv2
 
+from assistant.console import report_error
 from assistant.profile import ProfileError, load_profile
 from vision.image_file import ImageFileError, read_image
 from vision.photo import read_photo
@@ -49,28 +49,24 @@ def run(args: argparse.Namespace) -> int:
     try:
         frame = read_image(args.image)
     except ImageFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return report_error(str(exc), json_mode=args.json, code=1)
     if args.no_set and args.set_name:
-        print("error: --set and --no-set: give one (--no-set reads with the shipped model)", file=sys.stderr)
-        return 2
+        return report_error("--set and --no-set: give one (--no-set reads with the shipped model)",
+                            json_mode=args.json)
     try:
         tile_set = args.set_name or ("" if args.no_set or args.model else _profile_set(args.profile))
     except ProfileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     try:
         from vision.enroll import load_set
         from vision.tile_model import sets_dir
 
         if tile_set and not (sets_dir() / tile_set).is_dir():
-            print(f"error: no set {tile_set!r} in {sets_dir()} (see `mahj setup tiles --list`; --no-set reads "
-                  "with the shipped model)", file=sys.stderr)
-            return 2
+            return report_error(f"no set {tile_set!r} in {sets_dir()} (see `mahj setup tiles --list`; --no-set "
+                                "reads with the shipped model)", json_mode=args.json)
         model = load_set(sets_dir() / tile_set) if tile_set else TileModel.load(args.model)
     except (TileModelError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     if args.stretched:
         reading = read_photo(model, frame)
         dets, scale = reading.detections, reading.scale
@@ -78,8 +74,7 @@ def run(args: argparse.Namespace) -> int:
         dets, scale = model.detect(frame), (1.0, 1.0)
     if args.out:
         if not cv2.imwrite(str(args.out), draw_overlay(frame, dets)):
-            print(f"error: {args.out}: cannot write the overlay", file=sys.stderr)
-            return 2
+            return report_error(f"{args.out}: cannot write the overlay", json_mode=args.json)
     up = [d for d in dets if d.face == "up"]
     if args.json:
         print(json.dumps({"image": str(args.image), "tile_set": tile_set or None,

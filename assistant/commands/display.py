@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from assistant.console import report_error
 from assistant.display import DisplayServer, TableView
 from assistant.profile import ProfileError, load_profile
 
@@ -53,17 +54,12 @@ def fold(view: TableView, records: list[dict], where: list[str] | None = None,
 def run(args: argparse.Namespace) -> int:
     from assistant.journal import JournalError, read_journal
 
-    def fail(msg: str) -> int:
-        print(json.dumps({"error": msg}) if args.json else f"error: {msg}",
-              file=sys.stdout if args.json else sys.stderr)
-        return 2
-
     try:
         profile = load_profile(args.profile)
     except ProfileError as exc:
-        return fail(str(exc))
+        return report_error(str(exc), json_mode=args.json)
     if not args.journal.exists():
-        return fail(f"{args.journal}: no such journal")
+        return report_error(f"{args.journal}: no such journal", json_mode=args.json)
     view = TableView(profile.players)
 
     def warn(message: str) -> None:
@@ -73,17 +69,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         seen = list(read_journal(args.journal, line_numbers=lines))
     except JournalError as exc:
-        return fail(str(exc))
+        return report_error(str(exc), json_mode=args.json)
     if not seen and args.journal.stat().st_size > 0:  # text, but not one record mahj wrote: not a journal
-        return fail(f"{args.journal}: not a game journal (journals are written by `mahj watch`, `mahj demo` and "
-                    "`mahj referee new`)")
+        return report_error(f"{args.journal}: not a game journal (journals are written by `mahj watch`, `mahj demo` "
+                            "and `mahj referee new`)", json_mode=args.json)
     fold(view, seen, [f"{args.journal}:{n}" for n in lines], warn)
     d = profile.display
     try:
         server = DisplayServer(d.host, d.port if args.port is None else args.port, d.token, d.text_size,
                                initial=view.snapshot()).start()
     except OSError as exc:  # the port is taken or not ours to use: say which and how to pick another
-        return fail(f"{exc}; or pass --port N (0 = any free port)")
+        return report_error(f"{exc}; or pass --port N (0 = any free port)", json_mode=args.json)
     print(json.dumps({"url": server.url}) if args.json else f"display: {server.url}  (Ctrl-C to stop)", flush=True)
     try:
         while args.follow:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from assistant.console import report_error
 from assistant.profile import ProfileError, load_profile, write_default
 
 
@@ -22,9 +22,7 @@ def run(args: argparse.Namespace) -> int:
         path = write_default(args.path, overwrite=args.force)
         load_profile(path)  # the file we ship must read back cleanly
     except ProfileError as exc:
-        print(json.dumps({"error": str(exc)}) if args.json else f"error: {exc}",
-              file=sys.stdout if args.json else sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     if args.json:
         print(json.dumps({"profile": str(path)}))
     else:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from assistant.arguments import scoring_profile_arg, seat_arg
+from assistant.console import report_error
 from assistant.journal import builtin_profile_text
 from assistant.profile import SEAT_NAMES
 from engine.referee import ProfileError, parse_profile
@@ -42,42 +42,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _fail(args: argparse.Namespace, message: str) -> int:
-    print(json.dumps({"error": message}) if args.json else f"error: {message}", file=sys.stdout if args.json
-          else sys.stderr)
-    return 2
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         text, name = builtin_profile_text(args.profile)
         profile = parse_profile(text, name)
     except OSError as exc:
-        return _fail(args, f"{args.profile}: cannot read the profile: {exc.strerror or exc}")
+        return report_error(f"{args.profile}: cannot read the profile: {exc.strerror or exc}", json_mode=args.json)
     except ProfileError as exc:
-        return _fail(args, str(exc))
+        return report_error(str(exc), json_mode=args.json)
     seats = range(args.players)
     for label, seat in (("--winner", args.winner), ("--discarder", args.discarder),
                         ("--pays-for-table", args.pays_for_table)):
         if seat is not None and seat not in seats:
-            return _fail(args, f"{label} must be a chair 0..{args.players - 1}")
+            return report_error(f"{label} must be a chair 0..{args.players - 1}", json_mode=args.json)
     if args.discarder is not None and args.discarder == args.winner:
-        return _fail(args, "the winner cannot be the discarder")
+        return report_error("the winner cannot be the discarder", json_mode=args.json)
     if args.pays_for_table is not None and args.pays_for_table == args.winner:
-        return _fail(args, "the winner cannot pay for the table")
+        return report_error("the winner cannot pay for the table", json_mode=args.json)
     if args.value <= 0:
-        return _fail(args, "--value must be positive")
+        return report_error("--value must be positive", json_mode=args.json)
     if not 0 <= args.exposures <= 4:
-        return _fail(args, "--exposures must be 0..4")
+        return report_error("--exposures must be 0..4", json_mode=args.json)
     if args.quint and args.exposures < 1:
-        return _fail(args, "--quint needs --exposures (one of them is the quint)")
+        return report_error("--quint needs --exposures (one of them is the quint)", json_mode=args.json)
     pays_for_table = args.pays_for_table
     if args.misnamed:
         # The misnamer is the discarder, and a win on the named tile makes her pay for the table (NMJL).
         if args.self_pick:
-            return _fail(args, "--misnamed is a win on a discard: give --discarder, not --self-pick")
+            return report_error("--misnamed is a win on a discard: give --discarder, not --self-pick",
+                                json_mode=args.json)
         if pays_for_table not in (None, args.discarder):
-            return _fail(args, "--misnamed: the discarder (the misnamer) is the one who pays for the table")
+            return report_error("--misnamed: the discarder (the misnamer) is the one who pays for the table",
+                                json_mode=args.json)
         pays_for_table = args.discarder
     win = Win(winner=args.winner, value=args.value, discarder=None if args.self_pick else args.discarder,
               jokerless=args.jokerless, singles_and_pairs=args.singles_and_pairs,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.arguments import scoring_profile_arg
+from assistant.console import report_error
 from assistant.journal import (
     Journal,
     JournalError,
@@ -74,11 +75,8 @@ def _setup_args(p: argparse.ArgumentParser) -> None:
 
 
 def _error(args: argparse.Namespace, message: str, code: int = 2) -> int:
-    if getattr(args, "json", False):
-        print(json.dumps({"error": message}))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return code
+    """``report_error`` for subcommands with and without ``--json``."""
+    return report_error(message, json_mode=getattr(args, "json", False), code=code)
 
 
 def _header(args: argparse.Namespace) -> dict[str, Any]:

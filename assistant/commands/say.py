@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import wave
 from pathlib import Path
 
+from assistant.console import report_error
 from assistant.profile import ProfileError, load_profile
 from assistant.speech import NO_AUDIO, audio_output, engine_available, synth_command, synthesize_wav
 from engine.tiles import TileError, parse_tiles, spoken_name
@@ -30,15 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    def fail(msg: str) -> int:
-        print(json.dumps({"error": msg}) if args.json else f"error: {msg}",
-              file=sys.stdout if args.json else sys.stderr)
-        return 2
-
     try:
         settings = load_profile(args.profile).speech
     except ProfileError as exc:
-        return fail(str(exc))
+        return report_error(str(exc), json_mode=args.json)
     engine = args.engine or (settings.engine if settings.engine != "none" else "espeak-ng")
     rate = args.rate or settings.rate
     voice = settings.voice if engine == settings.engine else ("slt" if engine == "flite" else "en-us")
@@ -47,11 +42,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = ", ".join(spoken_name(c) for c in parse_tiles(text))
         except TileError as exc:
-            return fail(str(exc))
+            return report_error(str(exc), json_mode=args.json)
     if not engine_available(engine):
-        return fail(f"{engine} is not installed (Debian: apt install {engine})")
+        return report_error(f"{engine} is not installed (Debian: apt install {engine})", json_mode=args.json)
     if not args.wav and audio_output() is None:  # the synthesiser would exit 0 and nobody would hear a thing
-        return fail(NO_AUDIO)
+        return report_error(NO_AUDIO, json_mode=args.json)
     out: dict = {"text": text, "engine": engine, "voice": voice, "rate": rate}
     try:
         if args.wav:
@@ -62,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             subprocess.run(synth_command(engine, text, voice, rate, settings.volume), check=True,
                            capture_output=True, timeout=60)
     except (subprocess.SubprocessError, OSError) as exc:
-        return fail(f"{engine} failed: {exc}")
+        return report_error(f"{engine} failed: {exc}", json_mode=args.json)
     print(json.dumps(out) if args.json else f"said: {text}" + (f" -> {args.wav} ({out['seconds']} s)"
                                                                  if args.wav else ""))
     return 0

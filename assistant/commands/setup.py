@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from assistant.camera import open_camera, time_camera
-from assistant.setup_tiles import fail, register_tiles
+from assistant.console import report_error
+from assistant.setup_tiles import register_tiles
 from vision.camera_check import Check, check_frame, check_frames, check_timing
 from vision.image_file import ImageFileError, read_image
 from vision.mat import PAPERS, SHEETS, TILE_MM
@@ -56,17 +57,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_mat(args: argparse.Namespace) -> int:
     pdf = args.out if args.out.suffix.lower() == ".pdf" else args.out.with_name(args.out.name + ".pdf")
     if not 50 <= args.dpi <= 600:
-        return fail(args, f"--dpi {args.dpi}: give 50 to 600", 2)
+        return report_error(f"--dpi {args.dpi}: give 50 to 600", json_mode=args.json, code=2)
     if not pdf.parent.is_dir():
-        return fail(args, f"{pdf.parent}: no such folder (make it, or give --out in a folder that exists)", 1)
+        return report_error(f"{pdf.parent}: no such folder (make it, or give --out in a folder that exists)",
+                            json_mode=args.json, code=1)
     pngs = [pdf.with_name(f"{pdf.stem}-{s + 1}.png") for s in range(len(SHEETS))]
     try:
         write_pdf(pdf, args.paper)
     except OSError as exc:
-        return fail(args, f"{pdf}: cannot write ({exc.strerror})", 1)
+        return report_error(f"{pdf}: cannot write ({exc.strerror})", json_mode=args.json, code=1)
     for s, png in enumerate(pngs):
         if not cv2.imwrite(str(png), sheet_image(s, args.paper, args.dpi)):
-            return fail(args, f"{png}: cannot write", 1)
+            return report_error(f"{png}: cannot write", json_mode=args.json, code=1)
     cells = [len(s) for s in SHEETS]
     if args.json:
         print(json.dumps({"pdf": str(pdf), "png": [str(p) for p in pngs], "paper": args.paper,
@@ -84,24 +86,25 @@ def run_camera(args: argparse.Namespace) -> int:
     try:
         model = TileModel.load()
     except TileModelError as exc:
-        return fail(args, str(exc), 2)
+        return report_error(str(exc), json_mode=args.json, code=2)
     if args.photo:
         try:
             frame = read_image(args.photo)
         except ImageFileError as exc:
-            return fail(args, str(exc), 2)
+            return report_error(str(exc), json_mode=args.json, code=2)
         checks = check_frame(model, frame)
     else:
         cam = open_camera(args.camera, args.width, args.height)
         if cam is None:
-            return fail(args, f"camera {args.camera}: cannot open it (is it plugged in, or used by another "
-                               "program?)", 2)
+            return report_error(f"camera {args.camera}: cannot open it (is it plugged in, or used by another "
+                                "program?)", json_mode=args.json, code=2)
         try:
             frames, fps, latency = time_camera(cam, max(args.frames, 5))
         finally:
             cam.release()
         if not frames:
-            return fail(args, f"camera {args.camera}: no picture came (try another --camera)", 2)
+            return report_error(f"camera {args.camera}: no picture came (try another --camera)",
+                                json_mode=args.json, code=2)
         frame = frames[-1]
         checks = check_frames(model, frames) + check_timing(fps, latency)
     failed = [ch for ch in checks if ch.ok is False]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from assistant.console import report_error
 from engine.tiles import TileError, parse_tiles, spoken_name
 
 
@@ -20,8 +20,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         codes = parse_tiles(" ".join(args.names))
     except TileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     if args.json:
         print(json.dumps({"tiles": [{"code": c, "name": spoken_name(c)} for c in codes]}))
     else:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.arguments import count_arg, scoring_profile_arg
+from assistant.console import report_error
 
 DEFAULT_PORT = 8780
 
@@ -127,11 +128,8 @@ def guarded(func):
 
 
 def _fail(args: argparse.Namespace, message: str, code: int) -> int:
-    if getattr(args, "json", False):
-        print(json.dumps({"error": message}))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return code
+    """``report_error`` for subcommands with and without ``--json``."""
+    return report_error(message, json_mode=getattr(args, "json", False), code=code)
 
 
 def _out(args: argparse.Namespace, data: dict[str, Any], text: str) -> int:

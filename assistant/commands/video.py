@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 from pathlib import Path
 
+from assistant.console import report_error
 from vision.calibration import Calibration, CalibrationError
 from vision.events import EventLog, Observation
 from vision.recording import RecordingError, meta_for
@@ -59,14 +59,13 @@ def run_generate(args: argparse.Namespace) -> int:
     try:
         from datasets.video.generate import generate_game
     except ModuleNotFoundError as exc:  # the renderer is a development tool with its own extra
-        print(f"error: the video generator needs {exc.name}: pip install -e '.[synth]'", file=sys.stderr)
-        return 2
+        return report_error(f"the video generator needs {exc.name}: pip install -e '.[synth]'",
+                            json_mode=args.json)
 
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        print(f"error: --size {args.size!r}: expected WIDTHxHEIGHT", file=sys.stderr)
-        return 2
+        return report_error(f"--size {args.size!r}: expected WIDTHxHEIGHT", json_mode=args.json)
     for k in range(args.games):
         seed = args.seed + k
         out = args.out / f"game{seed:04d}"
@@ -122,8 +121,7 @@ def run_read(args: argparse.Namespace) -> int:
     try:
         res = _read(args, args.video, show)
     except (RecordingError, CalibrationError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return report_error(str(exc), json_mode=args.json)
     finally:
         if log:
             log.close()
@@ -141,13 +139,11 @@ def run_eval(args: argparse.Namespace) -> int:
     for video in args.video:
         truth_path = video.with_suffix(".truth.jsonl")
         if not truth_path.exists():
-            print(f"error: {truth_path}: no true event log beside the video", file=sys.stderr)
-            return 2
+            return report_error(f"{truth_path}: no true event log beside the video", json_mode=args.json)
         try:
             res = _read(args, video)
         except (RecordingError, CalibrationError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return report_error(str(exc), json_mode=args.json)
         truth = [e.to_json() for e in read_log(truth_path)]
         meta = meta_for(video) or {}
         total.add(score([e.to_json() for e in res.events], truth, meta.get("disturbances", [])))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from assistant.arguments import seat_arg
+from assistant.console import report_error
 from assistant.profile import Profile, ProfileError, load_profile
 from assistant.sources import FrameSource, SourceError
 from assistant.wiring import KEY_HELP, Options, SetupError
@@ -95,9 +95,9 @@ def tournament_options(args: argparse.Namespace, journal: Path) -> dict | None:
 
 
 def fail(args: argparse.Namespace, message: str) -> int:
-    print(json.dumps({"type": "error", "message": message}) if args.json else f"error: {message}",
-          file=sys.stdout if args.json else sys.stderr)
-    return 2
+    """The error as a line of the ``--json`` stream (``mahj watch``, ``mahj demo``): every line there has a
+    ``type`` its readers go by, so this one says ``"type": "error"`` beside the message."""
+    return report_error(message, json_mode=args.json, type="error")
 
 
 def run(args: argparse.Namespace) -> int:
