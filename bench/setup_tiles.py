@@ -16,6 +16,9 @@ mat reader finds in a test capture is read by the shipped model ("before") and w
 which crops are which set, and each set is learned and tested on its own (``camerash:1-140``, ...), which is what
 the goal means: one player's set, other captures of it. camerash's crops are all used here, though the shipped
 classifier trained on four in five of them (``splits/camerash-train.txt``): its sets are seen, justinchan's not.
+
+``--backs DIR``: real tile backs (the face-down boxes of ``datasets.real_photos --export DIR``'s photos) read with
+each learned set: a set enrols faces only, so a back must stay a back (``backs_kept``, before and after).
 """
 
 from __future__ import annotations
@@ -133,7 +136,24 @@ def pictures(faces: Faces, rng: np.random.Generator, shots: int) -> list[np.ndar
     return out
 
 
-def run_set(model: TileModel, name: str, captures: int) -> dict:
+def back_crops(export: Path) -> list[np.ndarray]:
+    """Square crops of the face-down boxes of a real-photo export (``codes/*.txt`` lines ``down``)."""
+    crops = []
+    for codes in sorted((export / "codes").glob("*.txt")):
+        down = [k for k, c in enumerate(codes.read_text().split()) if c == "down"]
+        if not down:
+            continue
+        img = cv2.imread(str(export / "images" / f"{codes.stem}.jpg"))
+        h, w = img.shape[:2]
+        rows = (export / "labels" / codes.name).read_text().splitlines()
+        for k in down:
+            cx, cy, bw, bh = (float(v) for v in rows[k].split()[1:])
+            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+            crops.append(crop_square(img, box, CLASSIFIER_SIZE))
+    return crops
+
+
+def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] | None = None) -> dict:
     learn_faces, test_faces = faces_of(name)
     rng = np.random.default_rng(32)
     caps = [read_capture(model, img, f"{name} learn {k}") for k, img in enumerate(pictures(learn_faces, rng,
@@ -153,12 +173,15 @@ def run_set(model: TileModel, name: str, captures: int) -> dict:
     before = [c for c, _ in model.classify(crops)]
     model.prototypes = protos
     after = [c for c, _ in model.classify(crops)]
+    backs_kept = [round(float(np.mean([c == "back" for c, _ in model.classify(backs)])), 4)] if backs else None
     by_similarity = {}
     for thr in (0.5, 0.6, 0.7, 0.8, 0.9):   # how near a prototype must be to overrule the shipped classifier
         protos.min_similarity = thr
         by_similarity[str(thr)] = round(float(np.mean([r == c for (r, _), c in zip(model.classify(crops), codes,
                                                                                         strict=True)])), 4)
     model.prototypes = None
+    if backs_kept:
+        backs_kept.insert(0, round(float(np.mean([c == "back" for c, _ in model.classify(backs)])), 4))
     laid = sum(1 for cap in tests for s in cap.cells if test_faces.get(s.cell.code))
     per = {}
     for t in TILES:
@@ -170,7 +193,7 @@ def run_set(model: TileModel, name: str, captures: int) -> dict:
             "learn_seconds": round(seconds, 2), "test_tiles_laid": laid, "test_tiles_found": len(codes),
             "before": round(float(np.mean([b == c for b, c in zip(before, codes, strict=True)])), 4),
             "after": round(float(np.mean([a == c for a, c in zip(after, codes, strict=True)])), 4),
-            "after_by_min_similarity": by_similarity, "per_kind_before_after": per,
+            "after_by_min_similarity": by_similarity, "per_kind_before_after": per, "backs_kept": backs_kept,
             "states_learn": _states(caps), "states_test": _states(tests)}
 
 
@@ -189,18 +212,22 @@ def main() -> None:
     ap.add_argument("--physical", action="store_true", help="each physical set of camerash and justinchan in turn")
     ap.add_argument("--captures", type=int, default=3)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--backs", type=Path, help="a real-photo export (datasets.real_photos --export DIR/train)")
     args = ap.parse_args()
     model = TileModel.load()
+    backs = back_crops(args.backs) if args.backs else None
     out = []
     names = list(physical_sets()) if args.physical else args.sets
     for name in tqdm(names, desc="sets", unit="set"):
-        r = run_set(model, name, args.captures)
+        r = run_set(model, name, args.captures, backs)
         out.append(r)
         worst = sorted(r["per_kind_before_after"].items(), key=lambda kv: kv[1][1])[:5]
         print(f"{name}: faces read {r['before']:.3f} before -> {r['after']:.3f} after ({r['test_tiles_found']} of "
               f"{r['test_tiles_laid']} test tiles found; learned {r['learned_tiles']} in {r['learn_seconds']} s); "
               f"cells learn {r['states_learn']}, test {r['states_test']}; weakest after: "
-              + ", ".join(f"{k} {v[0]:.2f}->{v[1]:.2f}" for k, v in worst))
+              + ", ".join(f"{k} {v[0]:.2f}->{v[1]:.2f}" for k, v in worst)
+              + (f"; {len(backs)} real backs kept face down {r['backs_kept'][0]:.3f} -> {r['backs_kept'][1]:.3f}"
+                 if backs else ""))
     met = [r["set"] for r in out if r["after"] >= GOAL]
     print(f"{len(met)} of {len(out)} sets read >= {GOAL} after learning; under it: "
           + (", ".join(f"{r['set']} {r['after']:.3f}" for r in out if r["after"] < GOAL) or "none"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.tile_classifier import CLASSES, SECOND_LOOK, crop_square
+from vision.tile_classifier import BACK_OVERRULED_AT, CLASSES, SECOND_LOOK, crop_square
+from vision.tile_model import Prototypes
 
 
 def test_classify_is_batched_and_accepts_any_crop_size(model, frame, truth):
@@ -42,3 +43,27 @@ def test_the_shipped_classifier_reads_every_class_including_a_tiles_back(model):
     probs, emb = model.classifier.probabilities(np.full((2, 48, 48, 3), 120, np.uint8))
     assert probs.shape == (2, len(CLASSES)) == (2, 38) and CLASSES[-2:] == ("none", "back")
     assert np.allclose(probs.sum(axis=1), 1, atol=1e-4) and emb.shape[0] == 2
+
+
+def test_an_enrolled_set_overrules_a_back_only_with_a_tile_very_like_it_and_no_tile_only_when_unsure(model):
+    """A set enrols faces only: a crop the shipped model reads as a back stays a back unless the set has a tile
+    as near as its own tiles are to each other (a plain Soap), while any face, and an unsure "not a tile" (the
+    set's own Joker may look like nothing the shipped model knows), is read as the set's nearest tile."""
+    index = {c: i for i, c in enumerate(CLASSES)}
+    protos = Prototypes(np.eye(2, 128, dtype=np.float32), ["J", "WD"])
+    reads = [("back", 0.6, 0, 0.72), ("back", 0.6, 1, BACK_OVERRULED_AT + 0.05), ("back", 0.95, 1, 0.99),
+             ("none", 0.6, 0, 0.72), ("none", 0.95, 0, 0.99), ("5D", 0.6, 0, 0.6), ("5D", 0.6, 0, 0.3)]
+    probs = np.full((len(reads), len(CLASSES)), 0.001, np.float32)
+    for i, (code, p, _, _) in enumerate(reads):
+        probs[i, index[code]] = p
+    emb = np.stack([_at_similarity(k, sim) for _, _, k, sim in reads])
+    got = [c for c, _ in model.classifier.codes(probs, emb, protos)]
+    assert got == ["back", "WD", "WD", "J", "none", "J", "5D"]
+    assert [c for c, _ in model.classifier.codes(probs, emb, None)] == [r[0] for r in reads]
+
+
+def _at_similarity(k: int, sim: float) -> np.ndarray:
+    """A unit embedding at cosine similarity ``sim`` to the k-th unit axis (the k-th prototype above)."""
+    v = np.zeros(128, np.float32)
+    v[k], v[5] = sim, np.sqrt(1 - sim ** 2)
+    return v
