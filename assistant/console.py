@@ -8,6 +8,7 @@ terminal), or JSON Lines with ``--json`` (one object per line: ``{"type": "event
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any, TextIO
@@ -35,6 +36,11 @@ def report_error(message: str, *, json_mode: bool, code: int = 2, **extra: Any) 
     else:
         print(f"error: {message}", file=sys.stderr, flush=True)
     return code
+
+
+def command_error(args: argparse.Namespace, message: str, code: int = 2, **extra: Any) -> int:
+    """``report_error`` for a command whose subcommands have ``--json`` or not: JSON where it was asked for."""
+    return report_error(message, json_mode=getattr(args, "json", False), code=code, **extra)
 
 
 def _tile(code: Any) -> str:

@@ -289,4 +289,5 @@ def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.Abstrac
 
 
 if __name__ == "__main__":
-    main()
+    with real_photos.fixes_checked():
+        main()

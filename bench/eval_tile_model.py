@@ -293,4 +293,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with real_photos.fixes_checked():
+        main()

@@ -17,8 +17,9 @@ which crops are which set, and each set is learned and tested on its own (``came
 the goal means: one player's set, other captures of it. camerash's crops are all used here, though the shipped
 classifier trained on four in five of them (``splits/camerash-train.txt``): its sets are seen, justinchan's not.
 
-``--backs DIR``: real tile backs (the face-down boxes of ``datasets.real_photos --export DIR``'s photos) read with
-each learned set: a set enrols faces only, so a back must stay a back (``backs_kept``, before and after).
+``--backs IMAGES``: tile backs (the face-down boxes of a real-photo export's or rendered frames' labels) read with
+each learned set: a set enrols faces only, so a back must stay a back (``backs_kept``, before and after), and how
+near the set's nearest tile is to its own faces and to the backs (``similarity_to_the_set``).
 """
 
 from __future__ import annotations
@@ -136,21 +137,23 @@ def pictures(faces: Faces, rng: np.random.Generator, shots: int) -> list[np.ndar
     return out
 
 
-def back_crops(export: Path) -> list[np.ndarray]:
-    """Square crops of the face-down boxes of a real-photo export (``codes/*.txt`` lines ``down``)."""
-    crops = []
-    for codes in sorted((export / "codes").glob("*.txt")):
-        down = [k for k, c in enumerate(codes.read_text().split()) if c == "down"]
-        if not down:
+def back_crops(images: Path, limit: int = 1000) -> list[np.ndarray]:
+    """Square crops of the face-down boxes (YOLO class 1) of a folder of images with its ``labels`` beside it: a
+    real-photo export (``DIR/train/images``, its backs as the shipped detector sees them) or rendered frames
+    (``datasets/rendered/synth/images/val``)."""
+    crops: list[np.ndarray] = []
+    labels = images.parent / "labels" if images.name == "images" else images.parent.parent / "labels" / images.name
+    for img_path in sorted(images.glob("*.jpg")):
+        rows = [r.split() for r in (labels / f"{img_path.stem}.txt").read_text().splitlines()
+                if r.split() and r.split()[0] == "1"] if (labels / f"{img_path.stem}.txt").exists() else []
+        if not rows:
             continue
-        img = cv2.imread(str(export / "images" / f"{codes.stem}.jpg"))
+        img = cv2.imread(str(img_path))
         h, w = img.shape[:2]
-        rows = (export / "labels" / codes.name).read_text().splitlines()
-        for k in down:
-            cx, cy, bw, bh = (float(v) for v in rows[k].split()[1:])
-            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-            crops.append(crop_square(img, box, CLASSIFIER_SIZE))
-    return crops
+        for _, cx, cy, bw, bh in ((r[0], *map(float, r[1:5])) for r in rows):
+            crops.append(crop_square(img, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w,
+                                           (cy + bh / 2) * h), CLASSIFIER_SIZE))
+    return crops[:limit]
 
 
 def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] | None = None) -> dict:
@@ -174,6 +177,12 @@ def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] 
     model.prototypes = protos
     after = [c for c, _ in model.classify(crops)]
     backs_kept = [round(float(np.mean([c == "back" for c, _ in model.classify(backs)])), 4)] if backs else None
+    similarity = {}
+    if backs:       # how near the set's nearest tile is to its own faces, and to backs (BACK_OVERRULED_AT)
+        faces_sim = protos.match(model.embed(np.stack(crops)))[1]
+        backs_sim = protos.match(model.embed(np.stack(backs)))[1]
+        similarity = {"faces_p10_p50": np.percentile(faces_sim, [10, 50]).round(2).tolist(),
+                      "backs_p50_p90": np.percentile(backs_sim, [50, 90]).round(2).tolist()}
     by_similarity = {}
     for thr in (0.5, 0.6, 0.7, 0.8, 0.9):   # how near a prototype must be to overrule the shipped classifier
         protos.min_similarity = thr
@@ -194,6 +203,7 @@ def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] 
             "before": round(float(np.mean([b == c for b, c in zip(before, codes, strict=True)])), 4),
             "after": round(float(np.mean([a == c for a, c in zip(after, codes, strict=True)])), 4),
             "after_by_min_similarity": by_similarity, "per_kind_before_after": per, "backs_kept": backs_kept,
+            "similarity_to_the_set": similarity,
             "states_learn": _states(caps), "states_test": _states(tests)}
 
 
@@ -212,7 +222,8 @@ def main() -> None:
     ap.add_argument("--physical", action="store_true", help="each physical set of camerash and justinchan in turn")
     ap.add_argument("--captures", type=int, default=3)
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--backs", type=Path, help="a real-photo export (datasets.real_photos --export DIR/train)")
+    ap.add_argument("--backs", type=Path, help="images whose YOLO labels beside them box backs as class 1: "
+                    "DIR/train/images of datasets.real_photos --export DIR, or datasets/rendered/synth/images/val")
     args = ap.parse_args()
     model = TileModel.load()
     backs = back_crops(args.backs) if args.backs else None
@@ -226,8 +237,9 @@ def main() -> None:
               f"{r['test_tiles_laid']} test tiles found; learned {r['learned_tiles']} in {r['learn_seconds']} s); "
               f"cells learn {r['states_learn']}, test {r['states_test']}; weakest after: "
               + ", ".join(f"{k} {v[0]:.2f}->{v[1]:.2f}" for k, v in worst)
-              + (f"; {len(backs)} real backs kept face down {r['backs_kept'][0]:.3f} -> {r['backs_kept'][1]:.3f}"
-                 if backs else ""))
+              + (f"; {len(backs)} backs kept face down {r['backs_kept'][0]:.3f} -> {r['backs_kept'][1]:.3f}, "
+                 f"similarity to the set: faces p10/p50 {r['similarity_to_the_set']['faces_p10_p50']}, backs "
+                 f"p50/p90 {r['similarity_to_the_set']['backs_p50_p90']}" if backs else ""))
     met = [r["set"] for r in out if r["after"] >= GOAL]
     print(f"{len(met)} of {len(out)} sets read >= {GOAL} after learning; under it: "
           + (", ".join(f"{r['set']} {r['after']:.3f}" for r in out if r["after"] < GOAL) or "none"))

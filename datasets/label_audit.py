@@ -2,9 +2,10 @@
 
     python -m datasets.label_audit --split unseen --out runs/audit
 
-A sheet per code (``CODE.png``) shows each box of that label numbered; a box that does not look like its
-neighbours is a label to check. ``index.tsv`` maps each number to its photo and label line, the columns
-``datasets/splits/label-fixes.tsv`` needs. Labels already fixed there show their fixed code. Needs ``../shared``.
+A sheet per code (``CODE.png``; ``unknown.png`` for boxes whose face is not known) shows each box of that label
+numbered; a box that does not look like its neighbours is a label to check. ``index.tsv`` maps each number to its
+photo and label line, the columns ``datasets/splits/label-fixes.tsv`` needs. The sheets show the labels with
+those fixes applied (a box fixed to ``none`` is on none of them). Needs ``../shared``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import cv2
 import numpy as np
 
 from datasets.real import SHARED
-from datasets.real_photos import photos
+from datasets.real_photos import fixes_checked, photos
 
 CELL = 72           # each crop fits a CELL x CELL square, its number drawn beneath
 COLUMNS = 16
@@ -59,7 +60,7 @@ def main() -> None:
             index.append((number, ph.path.relative_to(SHARED).as_posix(), line, code or "?"))
             by_code.setdefault(code or "?", []).append(cell(img, box, number))
     for code, cells in sorted(by_code.items()):
-        cv2.imwrite(str(a.out / f"{code}.png"), sheet(cells))
+        cv2.imwrite(str(a.out / f"{'unknown' if code == '?' else code}.png"), sheet(cells))
     with (a.out / "index.tsv").open("w", newline="") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
         w.writerow(("number", "path", "line", "code"))
@@ -68,4 +69,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with fixes_checked():
+        main()

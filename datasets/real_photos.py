@@ -22,9 +22,11 @@ boxes face up) and a crops file for the classifier.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import hashlib
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.real import HAITAKS, SHARED, SPLITS, STRETCHED_ASPECT, read_split, yolo_boxes
+from engine.tiles import TILES
 from vision.boxes import iou_matrix
 
 CHINESE = SHARED / "chinese-mahjong-detection-photos"
@@ -196,24 +199,72 @@ def _label_path(img: Path) -> Path:
     return img.parent.parent / "labels" / (img.stem + ".txt")
 
 
-def label_fixes() -> dict[str, dict[str, tuple[str, str]]]:
-    """Photo path under ``../shared`` -> {label line, or ``*`` for every line: (the source's code, the code seen
-    by eye)}."""
-    fixes: dict[str, dict[str, tuple[str, str]]] = {}
-    if FIXES_FILE.exists():
-        with FIXES_FILE.open(newline="") as f:
-            for r in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"):
-                fixes.setdefault(r["path"], {})[r["line"]] = (r["source_code"], r["code"])
+class LabelFixError(ValueError):
+    """``label-fixes.tsv`` says something the photos' labels do not bear out: the message names its row."""
+
+
+@dataclass(frozen=True)
+class LabelFix:
+    """One row of ``label-fixes.tsv``: what the source says at a label line (or every line) and what is there."""
+
+    said: str
+    code: str
+    row: int            # the row's line in the fixes file, for messages
+
+    def where(self) -> str:
+        return f"{FIXES_FILE}:{self.row}"
+
+
+FIXES_COLUMNS = ("path", "line", "source_code", "code")
+
+
+@contextlib.contextmanager
+def fixes_checked() -> Iterator[None]:
+    """What the commands that read the photos run under: a wrong row of the fixes file ends the run with its
+    message (exit 2), not a traceback."""
+    try:
+        yield
+    except LabelFixError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def label_fixes(path: Path = FIXES_FILE) -> dict[str, dict[str, LabelFix]]:
+    """Photo path under ``../shared`` -> {label line, or ``*`` for every line: its fix}, each row checked."""
+    fixes: dict[str, dict[str, LabelFix]] = {}
+    if not path.exists():
+        return fixes
+    rows = [(n, line) for n, line in enumerate(path.read_text().splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")]
+    header = rows[0][1].split("\t") if rows else []
+    if tuple(header[:4]) != FIXES_COLUMNS:
+        raise LabelFixError(f"{path}:{rows[0][0] if rows else 1}: expected the columns {' '.join(FIXES_COLUMNS)}")
+    for n, line in rows[1:]:
+        cells = line.split("\t")
+        if len(cells) < 4:
+            raise LabelFixError(f"{path}:{n}: expected path, line, source_code and code separated by tabs")
+        photo, at, said, code = cells[:4]
+        fix = LabelFix(said, code, n)
+        if at != "*" and not (at.isdigit() and int(at) >= 1 and at == str(int(at))):
+            raise LabelFixError(f"{fix.where()}: line {at!r} is neither * nor a label line number")
+        if said not in TILES or code not in (*TILES, UNKNOWN, NO_TILE) or code == said:
+            raise LabelFixError(f"{fix.where()}: {said} -> {code} is not a fix (codes: {' '.join(TILES)}, "
+                                f"{UNKNOWN} for a face not known, {NO_TILE} for no tile)")
+        if at in fixes.get(photo, {}):
+            raise LabelFixError(f"{fix.where()}: this photo and line are fixed already at row "
+                                f"{fixes[photo][at].row}")
+        fixes.setdefault(photo, {})[at] = fix
     return fixes
 
 
-def _labelled(label: Path, names: list[str] | None, code_of, fixes: dict[str, tuple[str, str]]
+def _labelled(label: Path, names: list[str] | None, code_of, fixes: dict[str, LabelFix]
               ) -> tuple[list[tuple[float, ...]], list[str | None], list[int]]:
     """Normalised boxes, codes (None without class names, or where a fix says the face is not known) and line
-    numbers of a YOLO label file, with ``fixes`` (label line or ``*`` -> (source's code, true code)) applied. A
-    fix whose source code is not the file's stops the run: the data set changed under it."""
+    numbers of a YOLO label file, with ``fixes`` (label line or ``*`` -> its fix) applied. A fix that finds no
+    tile label at its line, or another label than it expects, stops the run: the data set changed under it."""
     text = label.read_text() if label.exists() else ""
     boxes, codes, lines = [], [], []
+    applied = set()
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.split():
             continue
@@ -221,16 +272,19 @@ def _labelled(label: Path, names: list[str] | None, code_of, fixes: dict[str, tu
         code = code_of(names[int(line.split()[0])]) if names else None
         if names and code is None:
             continue            # a junk class
-        if str(n) in fixes or "*" in fixes:
-            said, fixed = fixes.get(str(n)) or fixes["*"]
-            if said != code:
-                raise ValueError(f"{label}:{n}: {FIXES_FILE.name} expects a {said} label here, the file says {code}")
-            if fixed == NO_TILE:
+        fix = fixes.get(str(n)) or fixes.get("*")
+        if fix is not None:
+            if fix.said != code:
+                raise LabelFixError(f"{fix.where()}: expects a {fix.said} label at {label}:{n}, which says {code}")
+            applied.add(str(n) if str(n) in fixes else "*")
+            if fix.code == NO_TILE:
                 continue
-            code = None if fixed == UNKNOWN else fixed
+            code = None if fix.code == UNKNOWN else fix.code
         boxes.append(box)
         codes.append(code)
         lines.append(n)
+    for at in fixes.keys() - applied:
+        raise LabelFixError(f"{fixes[at].where()}: {label} has no tile label at line {at}; fix or remove the row")
     return boxes, codes, lines
 
 
@@ -242,22 +296,28 @@ def photos(splits: tuple[str, ...] = ("train", "val", "test", "unseen"),
     code_of = {"chinese": chinese_code, "leomiura": leomiura_code, "haitaks": None}
     fixes = label_fixes()
     with SPLIT_FILE.open(newline="") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            if row["split"] not in splits or row["source"] not in sources:
-                continue
-            path = SHARED / row["path"]
-            boxes, codes, lines = _labelled(_label_path(path), names[row["source"]], code_of[row["source"]],
-                                            fixes.get(row["path"], {}))
-            h, w = cv2.imread(str(path)).shape[:2] if boxes else (1, 1)
-            aspect = LEOMIURA_ASPECT if row["source"] == "leomiura" else 1.0
-            w = w * aspect
-            b = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
-                          for cx, cy, bw, bh in boxes], np.float32).reshape(-1, 4)
-            # haitaks lists some tiles two or three times with the same box: one tile, one box.
-            _, first = np.unique(np.round(b, 1), axis=0, return_index=True)
-            keep = np.sort(first)
-            yield RealPhoto(row["source"], path, row["split"], b[keep], tuple(codes[i] for i in keep), aspect,
-                            tuple(lines[i] for i in keep))
+        catalogue = list(csv.DictReader(f, delimiter="\t"))
+    source_of = {row["path"]: row["source"] for row in catalogue}
+    for photo, by_line in fixes.items():
+        if names.get(source_of.get(photo, "")) is None:
+            fix = next(iter(by_line.values()))
+            raise LabelFixError(f"{fix.where()}: {photo} is no photo with tile classes in {SPLIT_FILE.name}")
+    for row in catalogue:
+        if row["split"] not in splits or row["source"] not in sources:
+            continue
+        path = SHARED / row["path"]
+        boxes, codes, lines = _labelled(_label_path(path), names[row["source"]], code_of[row["source"]],
+                                        fixes.get(row["path"], {}))
+        h, w = cv2.imread(str(path)).shape[:2] if boxes else (1, 1)
+        aspect = LEOMIURA_ASPECT if row["source"] == "leomiura" else 1.0
+        w = w * aspect
+        b = np.array([[(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h]
+                      for cx, cy, bw, bh in boxes], np.float32).reshape(-1, 4)
+        # haitaks lists some tiles two or three times with the same box: one tile, one box.
+        _, first = np.unique(np.round(b, 1), axis=0, return_index=True)
+        keep = np.sort(first)
+        yield RealPhoto(row["source"], path, row["split"], b[keep], tuple(codes[i] for i in keep), aspect,
+                        tuple(lines[i] for i in keep))
 
 
 def justinchan_crops() -> tuple[list[np.ndarray], list[str]]:
@@ -343,4 +403,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with fixes_checked():
+        main()

@@ -11,7 +11,6 @@ import pytest
 
 from datasets import real_photos
 from datasets.real_photos import RealPhoto, chinese_code, chinese_scene, chinese_split, leomiura_code
-from engine.tiles import TILES
 from vision.tile_model import Detection
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -89,28 +88,58 @@ def test_calibration_error_is_zero_when_scores_say_how_often_reads_are_right_and
 
 def _label_file(tmp_path: Path) -> Path:
     label = tmp_path / "photo.txt"
-    # chinese classes: 2 = sd1 (1D), 26 = sc6 (6C), 27 = sd6 (6D)
+    # chinese classes: 2 = sd1 (1D), 27 = sd6 (6D)
     label.write_text("2 0.1 0.1 0.1 0.1\n27 0.3 0.1 0.1 0.1\n\n2 0.5 0.1 0.1 0.1\n")
     return label
 
 
+CLASSES = [{2: "sd1", 26: "sc6", 27: "sd6"}.get(i, f"c{i}") for i in range(42)]
+
+
+def _fixes(**by_line: tuple[str, str]) -> dict[str, real_photos.LabelFix]:
+    return {("*" if at == "every" else at.lstrip("_")): real_photos.LabelFix(said, code, row)
+            for row, (at, (said, code)) in enumerate(by_line.items(), start=5)}
+
+
 def test_a_label_fix_changes_the_code_forgets_an_unknown_face_and_drops_a_box_on_no_tile(tmp_path):
-    classes = [f"c{i}" for i in range(42)]
-    classes[2], classes[26], classes[27] = "sd1", "sc6", "sd6"
     label = _label_file(tmp_path)
-    boxes, codes, lines = real_photos._labelled(label, classes, chinese_code, {})
+    boxes, codes, lines = real_photos._labelled(label, CLASSES, chinese_code, {})
     assert codes == ["1D", "6D", "1D"] and lines == [1, 2, 4] and len(boxes) == 3
-    _, codes, lines = real_photos._labelled(label, classes, chinese_code, {"2": ("6D", "6C"), "4": ("1D", "none")})
+    _, codes, lines = real_photos._labelled(label, CLASSES, chinese_code, _fixes(_2=("6D", "6C"), _4=("1D", "none")))
     assert codes == ["1D", "6C"] and lines == [1, 2]
-    _, codes, _ = real_photos._labelled(label, classes, chinese_code, {"*": ("1D", "?"), "2": ("6D", "6C")})
+    _, codes, _ = real_photos._labelled(label, CLASSES, chinese_code, _fixes(every=("1D", "?"), _2=("6D", "6C")))
     assert codes == [None, "6C", None]
 
 
-def test_a_label_fix_that_no_longer_matches_its_source_stops_the_run_naming_the_line(tmp_path):
-    classes = [f"c{i}" for i in range(42)]
-    classes[2], classes[27] = "sd1", "sd6"
-    with pytest.raises(ValueError, match=r"photo\.txt:2: .*expects a 5D label here, the file says 6D"):
-        real_photos._labelled(_label_file(tmp_path), classes, chinese_code, {"2": ("5D", "6C")})
+@pytest.mark.parametrize("fixes, message", [
+    (_fixes(_2=("5D", "6C")), r"fixes.tsv:5: expects a 5D label at .*photo\.txt:2, which says 6D"),
+    (_fixes(_3=("1D", "2D")), r"fixes.tsv:5: .*photo\.txt has no tile label at line 3"),
+    (_fixes(_9=("1D", "2D")), r"fixes.tsv:5: .*photo\.txt has no tile label at line 9"),
+    (_fixes(every=("1D", "?")), r"fixes.tsv:5: expects a 1D label at .*photo\.txt:2, which says 6D"),
+])
+def test_a_label_fix_the_labels_do_not_bear_out_stops_the_run_naming_its_row(tmp_path, fixes, message):
+    with pytest.raises(real_photos.LabelFixError, match=message):
+        real_photos._labelled(_label_file(tmp_path), CLASSES, chinese_code, fixes)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ("p.jpg\t2\t6D\n", r":5: expected path, line, source_code and code"),
+    ("p.jpg\t02\t6D\t6C\n", r":5: line '02' is neither"),
+    ("p.jpg\t2\t6D\t6X\n", r":5: 6D -> 6X is not a fix"),
+    ("p.jpg\t2\t6D\t6D\n", r":5: 6D -> 6D is not a fix"),
+    ("p.jpg\t2\t6D\t6C\n  # an indented comment\np.jpg\t2\t6D\t?\n", r":7: .*fixed already at row 5"),
+])
+def test_a_fixes_file_row_that_is_no_fix_is_named_by_its_line(tmp_path, rows, message):
+    path = tmp_path / "label-fixes.tsv"
+    path.write_text("# why\n\n# more\npath\tline\tsource_code\tcode\tnote\n" + rows)
+    with pytest.raises(real_photos.LabelFixError, match=message):
+        real_photos.label_fixes(path)
+
+
+def test_the_commands_that_read_the_photos_end_a_wrong_fix_with_its_message_not_a_traceback(capsys):
+    with pytest.raises(SystemExit) as stop, real_photos.fixes_checked():
+        raise real_photos.LabelFixError("label-fixes.tsv:7: wrong")
+    assert stop.value.code == 2 and capsys.readouterr().err == "error: label-fixes.tsv:7: wrong\n"
 
 
 def test_the_committed_label_fixes_name_real_codes():
@@ -118,7 +147,4 @@ def test_the_committed_label_fixes_name_real_codes():
     assert fixes, "datasets/splits/label-fixes.tsv is committed"
     for path, by_line in fixes.items():
         assert path.split("/")[0] in ("chinese-mahjong-detection-photos", "leomiura-riichi-table")
-        for line, (said, code) in by_line.items():
-            assert line == "*" or int(line) >= 1
-            assert said in TILES and (code in TILES or code in (real_photos.UNKNOWN, real_photos.NO_TILE))
-            assert code != said
+        assert all(at == "*" or int(at) >= 1 for at in by_line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.tile_classifier import BACK_OVERRULED_AT, CLASSES, SECOND_LOOK, crop_square
 from vision.tile_model import Prototypes
@@ -57,9 +58,14 @@ def test_an_enrolled_set_overrules_a_back_only_with_a_tile_very_like_it_and_no_t
     for i, (code, p, _, _) in enumerate(reads):
         probs[i, index[code]] = p
     emb = np.stack([_at_similarity(k, sim) for _, _, k, sim in reads])
-    got = [c for c, _ in model.classifier.codes(probs, emb, protos)]
-    assert got == ["back", "WD", "WD", "J", "none", "J", "5D"]
+    got = model.classifier.codes(probs, emb, protos)
+    assert [c for c, _ in got] == ["back", "WD", "WD", "J", "none", "J", "5D"]
+    # a read the set overrules scores its similarity; one it keeps, the shipped model's probability
+    assert [s for _, s in got] == pytest.approx([0.6, BACK_OVERRULED_AT + 0.05, 0.99, 0.72, 0.95, 0.6, 0.6])
     assert [c for c, _ in model.classifier.codes(probs, emb, None)] == [r[0] for r in reads]
+    protos.min_similarity = 0.95         # a stricter set: nothing under it overrules, a back included
+    assert [c for c, _ in model.classifier.codes(probs, emb, protos)] == ["back", "back", "WD", "none", "none",
+                                                                          "5D", "5D"]
 
 
 def _at_similarity(k: int, sim: float) -> np.ndarray:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import func, select
-from tournament_kit import BACKENDS, NAMES, database_url, new_tournament, wall, win
+from tournament_kit import BACKENDS, NAMES, PG_ENV, database_url, new_tournament, wall, win
 
 from assistant.tournament import db
 from assistant.tournament.hands import canonical, result_of, stored_body
@@ -237,8 +237,6 @@ def test_open_without_a_tournament_says_how_to_make_one_and_makes_nothing(url, t
 
 
 def test_postgres_cases_skip_without_a_server_but_fail_under_ci(monkeypatch, tmp_path, request):
-    from tests.tournament_kit import PG_ENV
-
     monkeypatch.delenv(PG_ENV, raising=False)
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI must run the PostgreSQL cases"):

@@ -21,9 +21,10 @@ CLASSIFIER_SIZE = 48
 CROP_MARGIN = 1.15
 SECOND_LOOK = 0.9   # a crop read less surely than this is read again in its other quarter turns (probabilities)
 #: How near an enrolled set's prototype must be to overrule a read of "back". The set enrols faces only, so it
-#: knows nothing of backs: real backs sit at a cosine similarity of about 0.60 to a set's nearest prototype (90th
-#: percentile 0.71), the set's own faces at 0.90-0.95 (median), measured with three sets (models/README.md). A tile
-#: of the set that the shipped model takes for a back (a plain Soap) is still read as the set's own.
+#: knows nothing of backs: backs sit at a cosine similarity of about 0.6 to a set's nearest prototype (90th
+#: percentile 0.69-0.73), the set's own faces at 0.90-0.95 (median), measured with three sets by
+#: ``bench/setup_tiles.py --backs`` (models/README.md). A tile of the set that the shipped model takes for a back
+#: (a plain Soap) is still read as the set's own.
 BACK_OVERRULED_AT = 0.8
 #: Class index of "not a tile" (after the 36 tile kinds, in engine.tiles.TILES order), then of a tile seen from
 #: behind or lying face down ("back"). A classifier file from before the back class has 37 outputs: it never
@@ -83,9 +84,11 @@ class TileClassifier:
             for i in range(len(codes)):
                 # The enrolled set decides the kind (its own Jokers may look like nothing the base model knows);
                 # the base model keeps a confident "not a tile", and a back unless the set has a tile very like it.
-                needed = BACK_OVERRULED_AT if codes[i] == "back" else prototypes.min_similarity
+                needed = prototypes.min_similarity
+                if codes[i] == "back":
+                    needed = max(needed, BACK_OVERRULED_AT)
                 sure_no_face = codes[i] == "none" and score[i] >= 0.9
-                if not sure_no_face and sim[i] >= max(needed, prototypes.min_similarity):
+                if not sure_no_face and sim[i] >= needed:
                     codes[i], score[i] = str(pc[i]), float(sim[i])
         return list(zip(codes, (float(s) for s in score), strict=True))
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.arguments import scoring_profile_arg
-from assistant.console import report_error
+from assistant.console import command_error
 from assistant.journal import (
     Journal,
     JournalError,
@@ -72,11 +72,6 @@ def _setup_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="nmjl", type=scoring_profile_arg,
                    help="scoring profile: nmjl, mahjcon or a TOML file")
     p.add_argument("--players", type=int, choices=(3, 4), default=4)
-
-
-def _error(args: argparse.Namespace, message: str, code: int = 2) -> int:
-    """``report_error`` for subcommands with and without ``--json``."""
-    return report_error(message, json_mode=getattr(args, "json", False), code=code)
 
 
 def _header(args: argparse.Namespace) -> dict[str, Any]:
@@ -136,12 +131,12 @@ def format_ruling(r: Ruling) -> str:
 
 def run_new(args: argparse.Namespace) -> int:
     if args.journal.exists() and args.journal.stat().st_size > 0:
-        return _error(args, f"{args.journal}: already exists (use `mahj referee apply` to continue it)")
+        return command_error(args, f"{args.journal}: already exists (use `mahj referee apply` to continue it)")
     try:
         header = _header(args)
         referee_from_header(header)  # check card and profile before writing anything
     except (OSError, ProfileError, ValueError) as exc:
-        return _error(args, str(exc))
+        return command_error(args, str(exc))
     with Journal(args.journal) as journal:
         journal.append(header)
     if args.json:
@@ -154,11 +149,11 @@ def run_new(args: argparse.Namespace) -> int:
 
 def run_apply(args: argparse.Namespace) -> int:
     if not args.journal.exists():
-        return _error(args, f"{args.journal}: no such journal (start one with `mahj referee new`)")
+        return command_error(args, f"{args.journal}: no such journal (start one with `mahj referee new`)")
     try:
         _, referee, _, mismatches = _replayed(args.journal)
     except (JournalError, ProfileError, ValueError) as exc:
-        return _error(args, str(exc))
+        return command_error(args, str(exc))
     if mismatches:  # resuming is still right (the rules now in force decide), but the change must be seen
         _warn(f"{args.journal}:{mismatches[0]['line']}: {len(mismatches)} journaled ruling(s) differ on replay "
               "from here on (see `mahj referee replay`)")
@@ -171,10 +166,10 @@ def run_apply(args: argparse.Namespace) -> int:
             try:
                 event = events.from_json(json.loads(text))
             except (ValueError, events.EventError) as exc:
-                code = _error(args, f"{where}: {exc}")
+                code = command_error(args, f"{where}: {exc}")
                 continue
             except RecursionError:
-                code = _error(args, f"{where}: JSON nested too deeply")
+                code = command_error(args, f"{where}: JSON nested too deeply")
                 continue
             rulings = recorder.apply(event, source="cli")
             if args.json:
@@ -189,12 +184,12 @@ def run_apply(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     if not args.journal.exists():
-        return _error(args, f"{args.journal}: no such journal")
+        return command_error(args, f"{args.journal}: no such journal")
     problems: list[str] = []
     try:
         records, referee, rulings, mismatches = _replayed(args.journal, problems.append)  # reported below
     except (JournalError, ProfileError, ValueError) as exc:
-        return _error(args, str(exc))
+        return command_error(args, str(exc))
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
     n_events = sum(1 for r in records if r.get("kind") == "event")
@@ -219,12 +214,12 @@ def run_script(args: argparse.Namespace) -> int:
     from engine.referee.scripted import scripted_game
 
     if args.journal.exists() and args.journal.stat().st_size > 0:
-        return _error(args, f"{args.journal}: already exists")
+        return command_error(args, f"{args.journal}: already exists")
     try:
         header = _header(args)
         referee = referee_from_header(header)
     except (OSError, ProfileError, ValueError) as exc:
-        return _error(args, str(exc))
+        return command_error(args, str(exc))
     game = scripted_game(referee.card, referee.profile, seed=args.seed, players=args.players, outcome=args.outcome)
     with Journal(args.journal) as journal:
         journal.append(header)

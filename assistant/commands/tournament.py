@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.arguments import count_arg, scoring_profile_arg
-from assistant.console import report_error
+from assistant.console import command_error
 
 DEFAULT_PORT = 8780
 
@@ -111,25 +111,20 @@ def guarded(func):
             from assistant.tournament.roster import RosterError
             from assistant.tournament.store import TournamentError
         except ImportError as exc:
-            return _fail(args, f"tournament mode needs its extra: pip install 'mahj[tournament]' ({exc.name} is "
-                               "missing)", 2)
+            return command_error(args, f"tournament mode needs its extra: pip install 'mahj[tournament]' "
+                                       f"({exc.name} is missing)", 2)
         try:
             return func(args)
         except Failed as exc:
-            return _fail(args, str(exc), exc.code)
+            return command_error(args, str(exc), exc.code)
         except RosterError as exc:
-            return _fail(args, str(exc), 2)
+            return command_error(args, str(exc), 2)
         except DatabaseError as exc:
-            return _fail(args, str(exc), 2)
+            return command_error(args, str(exc), 2)
         except TournamentError as exc:
-            return _fail(args, str(exc), 1 if exc.status in (403, 404, 409) else 2)
+            return command_error(args, str(exc), 1 if exc.status in (403, 404, 409) else 2)
 
     return run
-
-
-def _fail(args: argparse.Namespace, message: str, code: int) -> int:
-    """``report_error`` for subcommands with and without ``--json``."""
-    return report_error(message, json_mode=getattr(args, "json", False), code=code)
 
 
 def _out(args: argparse.Namespace, data: dict[str, Any], text: str) -> int:
