@@ -107,4 +107,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with real_photos.fixes_checked():
+        main()

@@ -124,4 +124,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with real_photos.fixes_checked():
+        sys.exit(main())

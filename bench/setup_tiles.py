@@ -137,23 +137,30 @@ def pictures(faces: Faces, rng: np.random.Generator, shots: int) -> list[np.ndar
     return out
 
 
-def back_crops(images: Path, limit: int = 1000) -> list[np.ndarray]:
-    """Square crops of the face-down boxes (YOLO class 1) of a folder of images with its ``labels`` beside it: a
+def back_crops(images: Path) -> list[np.ndarray]:
+    """Square crops of every face-down box (YOLO class 1) of a folder of images with its ``labels`` beside it: a
     real-photo export (``DIR/train/images``, its backs as the shipped detector sees them) or rendered frames
-    (``datasets/rendered/synth/images/val``)."""
+    (``datasets/rendered/synth/images/val``). A folder with none, or an image that cannot be read, stops the run
+    with its name."""
     crops: list[np.ndarray] = []
     labels = images.parent / "labels" if images.name == "images" else images.parent.parent / "labels" / images.name
     for img_path in sorted(images.glob("*.jpg")):
-        rows = [r.split() for r in (labels / f"{img_path.stem}.txt").read_text().splitlines()
-                if r.split() and r.split()[0] == "1"] if (labels / f"{img_path.stem}.txt").exists() else []
+        label = labels / f"{img_path.stem}.txt"
+        rows = [r.split() for r in label.read_text().splitlines()] if label.exists() else []
+        rows = [r for r in rows if r and r[0] == "1"]
         if not rows:
             continue
         img = cv2.imread(str(img_path))
+        if img is None:
+            raise SystemExit(f"error: {img_path}: cannot read it")
         h, w = img.shape[:2]
-        for _, cx, cy, bw, bh in ((r[0], *map(float, r[1:5])) for r in rows):
+        for cx, cy, bw, bh in (map(float, r[1:5]) for r in rows):
             crops.append(crop_square(img, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w,
                                            (cy + bh / 2) * h), CLASSIFIER_SIZE))
-    return crops[:limit]
+    if not crops:
+        raise SystemExit(f"error: --backs {images}: no face-down (class 1) boxes in {labels} for its *.jpg; give "
+                         "the images folder itself, e.g. datasets/rendered/real/train/images")
+    return crops
 
 
 def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] | None = None) -> dict:

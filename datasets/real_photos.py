@@ -210,9 +210,10 @@ class LabelFix:
     said: str
     code: str
     row: int            # the row's line in the fixes file, for messages
+    file: Path = FIXES_FILE
 
     def where(self) -> str:
-        return f"{FIXES_FILE}:{self.row}"
+        return f"{self.file}:{self.row}"
 
 
 FIXES_COLUMNS = ("path", "line", "source_code", "code")
@@ -240,12 +241,12 @@ def label_fixes(path: Path = FIXES_FILE) -> dict[str, dict[str, LabelFix]]:
     if tuple(header[:4]) != FIXES_COLUMNS:
         raise LabelFixError(f"{path}:{rows[0][0] if rows else 1}: expected the columns {' '.join(FIXES_COLUMNS)}")
     for n, line in rows[1:]:
-        cells = line.split("\t")
+        cells = [c.strip() for c in line.split("\t")]
         if len(cells) < 4:
             raise LabelFixError(f"{path}:{n}: expected path, line, source_code and code separated by tabs")
         photo, at, said, code = cells[:4]
-        fix = LabelFix(said, code, n)
-        if at != "*" and not (at.isdigit() and int(at) >= 1 and at == str(int(at))):
+        fix = LabelFix(said, code, n, path)
+        if at != "*" and not (at.isascii() and at.isdigit() and int(at) >= 1 and at == str(int(at))):
             raise LabelFixError(f"{fix.where()}: line {at!r} is neither * nor a label line number")
         if said not in TILES or code not in (*TILES, UNKNOWN, NO_TILE) or code == said:
             raise LabelFixError(f"{fix.where()}: {said} -> {code} is not a fix (codes: {' '.join(TILES)}, "

@@ -331,4 +331,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from datasets import real_photos
+
+    with real_photos.fixes_checked():
+        sys.exit(main())

@@ -123,14 +123,15 @@ def test_a_label_fix_the_labels_do_not_bear_out_stops_the_run_naming_its_row(tmp
 
 
 @pytest.mark.parametrize("rows, message", [
-    ("p.jpg\t2\t6D\n", r":5: expected path, line, source_code and code"),
-    ("p.jpg\t02\t6D\t6C\n", r":5: line '02' is neither"),
-    ("p.jpg\t2\t6D\t6X\n", r":5: 6D -> 6X is not a fix"),
-    ("p.jpg\t2\t6D\t6D\n", r":5: 6D -> 6D is not a fix"),
-    ("p.jpg\t2\t6D\t6C\n  # an indented comment\np.jpg\t2\t6D\t?\n", r":7: .*fixed already at row 5"),
+    ("p.jpg\t2\t6D\n", r"my-fixes\.tsv:5: expected path, line, source_code and code"),
+    ("p.jpg\t02\t6D\t6C\n", r"my-fixes\.tsv:5: line '02' is neither"),
+    ("p.jpg\t\u00b2\t6D\t6C\n", r"my-fixes\.tsv:5: line '\u00b2' is neither"),
+    ("p.jpg\t2\t6D\t6X\n", r"my-fixes\.tsv:5: 6D -> 6X is not a fix"),
+    ("p.jpg\t2\t6D\t6D\n", r"my-fixes\.tsv:5: 6D -> 6D is not a fix"),
+    ("p.jpg\t2\t6D\t6C\n  # an indented comment\np.jpg\t2\t6D\t?\n", r"my-fixes\.tsv:7: .*fixed already at row 5"),
 ])
 def test_a_fixes_file_row_that_is_no_fix_is_named_by_its_line(tmp_path, rows, message):
-    path = tmp_path / "label-fixes.tsv"
+    path = tmp_path / "my-fixes.tsv"          # messages name this file, not the committed one
     path.write_text("# why\n\n# more\npath\tline\tsource_code\tcode\tnote\n" + rows)
     with pytest.raises(real_photos.LabelFixError, match=message):
         real_photos.label_fixes(path)
