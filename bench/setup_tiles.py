@@ -41,7 +41,7 @@ from datasets.synth.mat_photo import lay_tiles, photograph, random_shot  # noqa:
 from engine.tiles import TILES  # noqa: E402
 from vision.enroll import build_prototypes, read_capture, samples  # noqa: E402
 from vision.mat import SHEETS, cells  # noqa: E402
-from vision.tile_model import CLASSIFIER_SIZE, TileModel, crop_square  # noqa: E402
+from vision.tile_model import CLASSIFIER_SIZE, Prototypes, TileModel, crop_square  # noqa: E402
 
 Faces = dict[str, list[np.ndarray]]
 #: Issue 32's goal: faces read on other captures of the same set, after learning it.
@@ -163,7 +163,29 @@ def back_crops(images: Path) -> list[np.ndarray]:
     return crops
 
 
-def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] | None = None) -> dict:
+class Backs:
+    """Crops of tile backs, read by the shipped classifier once; each learned set then only decides them anew."""
+
+    def __init__(self, model: TileModel, crops: list[np.ndarray]) -> None:
+        self.count = len(crops)
+        self.probs, self.emb = model.classifier.probabilities(model.classifier.batch(crops))
+
+    def kept(self, model: TileModel, protos: Prototypes | None) -> float:
+        """The share still read as a back, with ``protos`` (a learned set) or without (None)."""
+        return round(float(np.mean([c == "back" for c, _ in model.classifier.codes(self.probs, self.emb, protos)])),
+                     4)
+
+    def report(self, model: TileModel, protos: Prototypes, faces: list[np.ndarray]) -> dict:
+        """Backs kept without and with the set, and how near the set's nearest tile is to its own faces (``faces``,
+        crops of other captures) and to the backs: what BACK_OVERRULED_AT rests on."""
+        faces_sim = protos.match(model.embed(np.stack(faces)))[1]
+        backs_sim = protos.match(self.emb)[1]
+        return {"backs_kept": [self.kept(model, None), self.kept(model, protos)],
+                "similarity_to_the_set": {"faces_p10_p50": np.percentile(faces_sim, [10, 50]).round(2).tolist(),
+                                          "backs_p50_p90": np.percentile(backs_sim, [50, 90]).round(2).tolist()}}
+
+
+def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = None) -> dict:
     learn_faces, test_faces = faces_of(name)
     rng = np.random.default_rng(32)
     caps = [read_capture(model, img, f"{name} learn {k}") for k, img in enumerate(pictures(learn_faces, rng,
@@ -183,21 +205,13 @@ def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] 
     before = [c for c, _ in model.classify(crops)]
     model.prototypes = protos
     after = [c for c, _ in model.classify(crops)]
-    backs_kept = [round(float(np.mean([c == "back" for c, _ in model.classify(backs)])), 4)] if backs else None
-    similarity = {}
-    if backs:       # how near the set's nearest tile is to its own faces, and to backs (BACK_OVERRULED_AT)
-        faces_sim = protos.match(model.embed(np.stack(crops)))[1]
-        backs_sim = protos.match(model.embed(np.stack(backs)))[1]
-        similarity = {"faces_p10_p50": np.percentile(faces_sim, [10, 50]).round(2).tolist(),
-                      "backs_p50_p90": np.percentile(backs_sim, [50, 90]).round(2).tolist()}
+    backs_report = backs.report(model, protos, crops) if backs else {}
     by_similarity = {}
     for thr in (0.5, 0.6, 0.7, 0.8, 0.9):   # how near a prototype must be to overrule the shipped classifier
         protos.min_similarity = thr
         by_similarity[str(thr)] = round(float(np.mean([r == c for (r, _), c in zip(model.classify(crops), codes,
                                                                                         strict=True)])), 4)
     model.prototypes = None
-    if backs_kept:
-        backs_kept.insert(0, round(float(np.mean([c == "back" for c, _ in model.classify(backs)])), 4))
     laid = sum(1 for cap in tests for s in cap.cells if test_faces.get(s.cell.code))
     per = {}
     for t in TILES:
@@ -209,8 +223,7 @@ def run_set(model: TileModel, name: str, captures: int, backs: list[np.ndarray] 
             "learn_seconds": round(seconds, 2), "test_tiles_laid": laid, "test_tiles_found": len(codes),
             "before": round(float(np.mean([b == c for b, c in zip(before, codes, strict=True)])), 4),
             "after": round(float(np.mean([a == c for a, c in zip(after, codes, strict=True)])), 4),
-            "after_by_min_similarity": by_similarity, "per_kind_before_after": per, "backs_kept": backs_kept,
-            "similarity_to_the_set": similarity,
+            "after_by_min_similarity": by_similarity, "per_kind_before_after": per, **backs_report,
             "states_learn": _states(caps), "states_test": _states(tests)}
 
 
@@ -233,7 +246,7 @@ def main() -> None:
                     "DIR/train/images of datasets.real_photos --export DIR, or datasets/rendered/synth/images/val")
     args = ap.parse_args()
     model = TileModel.load()
-    backs = back_crops(args.backs) if args.backs else None
+    backs = Backs(model, back_crops(args.backs)) if args.backs else None
     out = []
     names = list(physical_sets()) if args.physical else args.sets
     for name in tqdm(names, desc="sets", unit="set"):
@@ -244,7 +257,7 @@ def main() -> None:
               f"{r['test_tiles_laid']} test tiles found; learned {r['learned_tiles']} in {r['learn_seconds']} s); "
               f"cells learn {r['states_learn']}, test {r['states_test']}; weakest after: "
               + ", ".join(f"{k} {v[0]:.2f}->{v[1]:.2f}" for k, v in worst)
-              + (f"; {len(backs)} backs kept face down {r['backs_kept'][0]:.3f} -> {r['backs_kept'][1]:.3f}, "
+              + (f"; {backs.count} backs kept face down {r['backs_kept'][0]:.3f} -> {r['backs_kept'][1]:.3f}, "
                  f"similarity to the set: faces p10/p50 {r['similarity_to_the_set']['faces_p10_p50']}, backs "
                  f"p50/p90 {r['similarity_to_the_set']['backs_p50_p90']}" if backs else ""))
     met = [r["set"] for r in out if r["after"] >= GOAL]
