@@ -35,3 +35,43 @@ def test_dependency_direction(package):
         if extra:
             bad.append(f"{path.relative_to(ROOT)} imports {sorted(extra)}")
     assert not bad, "\n".join(bad)
+
+
+def _vision_graph() -> dict[str, set[str]]:
+    """vision module -> the vision modules it imports anywhere (at the top, under TYPE_CHECKING or in a function)."""
+    graph: dict[str, set[str]] = {}
+    for path in (ROOT / "vision").rglob("*.py"):
+        rel = path.relative_to(ROOT).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        package = name if rel.name == "__init__" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    mod = f"{base}.{node.module}" if node.module else base
+                else:
+                    mod = node.module or ""
+                deps.add(mod)
+                deps.update(f"{mod}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[name] = deps
+    return {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
+
+
+def test_no_import_cycles_in_vision():
+    """Two modules importing each other (even for a type only) cannot be read or changed one at a time: the tile
+    classifier and the tile model did, for Prototypes, which now has a module of its own."""
+    graph = _vision_graph()
+    cycles = set()
+    for start in graph:
+        stack = [(start, (start,))]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    cycles.add(" -> ".join(sorted(path)))
+                elif nxt not in path and len(path) < 6:
+                    stack.append((nxt, path + (nxt,)))
+    assert not cycles, "\n".join(sorted(cycles))

@@ -14,7 +14,7 @@ from engine.tiles import TILES
 from vision.onnx_session import open_session
 
 if TYPE_CHECKING:
-    from vision.tile_model import Prototypes
+    from vision.prototypes import Prototypes
 
 #: Classifier input: square BGR crops of this size, cut at CROP_MARGIN x the box's long side.
 CLASSIFIER_SIZE = 48

@@ -24,6 +24,7 @@ import numpy as np
 from models import MODELS_DIR
 from vision import tile_sizes
 from vision.onnx_session import TileModelError
+from vision.prototypes import PROTOTYPES_FILE, SET_FILE, Prototypes
 from vision.tile_classifier import (
     BACK,
     CLASSES,
@@ -45,10 +46,8 @@ __all__ = ["BACK", "CLASSES", "CLASSIFIER_FILE", "CLASSIFIER_SIZE", "DETECTOR_FI
 
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
-SET_FILE = "set.json"
 #: Thresholds chosen on the validation split at export time (see datasets/train.py tune_thresholds).
 SETTINGS_FILE = "tile_model.json"
-PROTOTYPES_FILE = "prototypes.npz"
 
 
 @dataclass(frozen=True)
@@ -85,40 +84,6 @@ class StaleSetError(TileModelError):
 def classifier_id(path: Path) -> str:
     """A short fingerprint of a classifier file: prototypes are only comparable with the one that made them."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-class Prototypes:
-    """An enrolled set: L2-normalised embeddings of the user's own tiles, each with its code."""
-
-    def __init__(self, embeddings: np.ndarray, codes: list[str], min_similarity: float = 0.5,
-                 classifier: str | None = None) -> None:
-        self.embeddings = embeddings.astype(np.float32)
-        self.codes = np.array(codes)
-        self.min_similarity = min_similarity
-        self.classifier = classifier        # classifier_id of the classifier that made the embeddings
-
-    @classmethod
-    def load(cls, folder: Path) -> Prototypes:
-        path = folder / PROTOTYPES_FILE
-        try:
-            z = np.load(path)
-            meta = json.loads((folder / SET_FILE).read_text())
-        except (OSError, ValueError, KeyError) as exc:
-            raise TileModelError(f"{folder}: not a usable enrolled set ({exc})") from exc
-        return cls(z["embeddings"], [str(c) for c in z["codes"]], float(meta.get("min_similarity", 0.5)),
-                   meta.get("classifier"))
-
-    def save(self, folder: Path, meta: dict) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        np.savez(folder / PROTOTYPES_FILE, embeddings=self.embeddings, codes=self.codes)
-        meta = meta | {"min_similarity": self.min_similarity, "classifier": self.classifier}
-        (folder / SET_FILE).write_text(json.dumps(meta, indent=2) + "\n")
-
-    def match(self, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Nearest prototype for each embedding: (codes, cosine similarities)."""
-        sim = emb @ self.embeddings.T
-        best = sim.argmax(axis=1)
-        return self.codes[best], sim[np.arange(len(emb)), best]
 
 
 class TileModel:
