@@ -142,3 +142,34 @@ def test_the_table_card_qr_code_reads_back_as_the_score_page():
     image = np.pad(np.where(np.array(qr_matrix(url), dtype=bool), 0, 255).astype(np.uint8), 4, constant_values=255)
     image = cv2.resize(image, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
     assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
+
+
+def test_a_reissued_card_carries_the_address_given_to_new(capsys, tmp_path, url):
+    _, made = new(capsys, tmp_path, url, extra=("--url", "http://127.0.0.1:8780"))
+    assert made["url"] == "http://127.0.0.1:8780"
+    code, out = run_json(capsys, ["tournament", "token", "--table", "3", "--db", url])
+    assert code == 0 and out["url"] == f"http://127.0.0.1:8780/table/3?token={out['token']}"
+
+
+def test_a_database_made_before_the_address_was_stored_is_upgraded(capsys, tmp_path):
+    """A 0001 database (no address column) gains it as empty; a reissued card then uses the default address."""
+    from alembic import command
+    from alembic.config import Config
+
+    from assistant.commands.tournament import default_url
+    from assistant.tournament.db import MIGRATIONS
+
+    db = str(tmp_path / "old.db")
+    new(capsys, tmp_path, db)
+    store = Store.open(db)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0001")
+    store.close()
+    code, out = run_json(capsys, ["tournament", "token", "--table", "1", "--db", db])
+    assert code == 0 and out["url"].startswith(default_url() + "/table/1?token=")
+    store = Store.open(db)
+    assert store.address is None
+    store.close()

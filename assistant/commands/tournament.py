@@ -96,7 +96,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     who = tok.add_mutually_exclusive_group(required=True)
     who.add_argument("--table", type=int)
     who.add_argument("--director", action="store_true")
-    tok.add_argument("--url", help=f"the address tables use (default {default_url()})")
+    tok.add_argument("--url", help="the address tables use (default: the one given to new, as on the other cards)")
     tok.add_argument("--cards", type=Path, help="also write this table's card (PDF)")
     _common(tok)
     tok.set_defaults(func=guarded(run_token))
@@ -171,10 +171,10 @@ def run_new(args: argparse.Namespace) -> int:
         raise Failed(f"--card {card_path}: {exc.strerror or exc}") from None
     except (CardError, UnicodeDecodeError) as exc:
         raise Failed(f"--card {card_path} has errors (run: mahj card lint {card_path})\n{exc}") from None
-    store, tokens = Store.create(args.db, args.name, roster.names, args.tables, args.rounds, args.games_per_round,
-                                 profile, card, seating=roster.seating, seed=args.seed)
-    seating = store.seating(1)
     base = args.url or default_url()
+    store, tokens = Store.create(args.db, args.name, roster.names, args.tables, args.rounds, args.games_per_round,
+                                 profile, card, seating=roster.seating, seed=args.seed, address=base)
+    seating = store.seating(1)
     cards = table_cards(args.cards, args.name, base, {int(k): v for k, v in tokens.items() if k != "director"},
                         seating)
     store.close()
@@ -241,13 +241,14 @@ def run_token(args: argparse.Namespace) -> int:
         token = store.renew_token(None if args.director else args.table)
     finally:
         store.close()
+    base = args.url or store.address or default_url()
     data: dict[str, Any] = {"table": args.table, "token": token}
     text = f"new token for {'the director' if args.director else f'table {args.table}'}: {token}"
     if args.table is not None:
-        data["url"] = scorer_url(args.url or default_url(), args.table, token)
+        data["url"] = scorer_url(base, args.table, token)
         text += f"\n  {data['url']}"
         if args.cards:
-            data["cards"] = str(table_cards(args.cards, store.name, args.url or default_url(), {args.table: token}))
+            data["cards"] = str(table_cards(args.cards, store.name, base, {args.table: token}))
             text += f"\n  card: {data['cards']}"
     return _out(args, data, text)
 

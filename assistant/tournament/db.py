@@ -53,6 +53,7 @@ tournament = Table(
     Column("card_name", String(500), nullable=False),
     Column("card_text", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("url", String(500), nullable=True),  # the address on the table cards (None: made before 0002)
 )
 
 players = Table(

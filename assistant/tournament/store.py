@@ -102,9 +102,10 @@ class Store:
     @classmethod
     def create(cls, url: str, name: str, names: Sequence[str], tables: int, rounds: int, games_per_round: int,
                profile: tuple[str, str], card: tuple[str, str], seating: Mapping[str, tuple[int, str]] | None = None,
-               seed: int | None = None) -> tuple[Store, dict[str, str]]:
-        """Create the tournament and seat round 1 (``seating`` as given, else drawn with ``seed``). Returns the
-        store and the tokens {"director": ..., "1": ..., ...}; only their digests are kept."""
+               seed: int | None = None, address: str | None = None) -> tuple[Store, dict[str, str]]:
+        """Create the tournament and seat round 1 (``seating`` as given, else drawn with ``seed``); ``address``
+        is the URL on the table cards. Returns the store and the tokens {"director": ..., "1": ..., ...}; only
+        their digests are kept."""
         if rounds < 1 or games_per_round < 1:
             raise TournamentError("--rounds and --games-per-round must be at least 1")
         try:
@@ -128,7 +129,7 @@ class Store:
             conn.execute(insert(db.tournament).values(
                 id=1, name=name, tables=tables, rounds=rounds, games_per_round=games_per_round, current_round=1,
                 profile_name=profile[1], profile_text=profile[0], card_name=card[1], card_text=card[0],
-                created_at=stamp))
+                created_at=stamp, url=address))
             ids = {n: conn.execute(insert(db.players).values(name=n)).inserted_primary_key[0] for n in names}
             _save_seating(conn, 1, seating, ids)
             for key, token in tokens.items():
@@ -157,6 +158,11 @@ class Store:
     @property
     def games_per_round(self) -> int:
         return self.row["games_per_round"]
+
+    @property
+    def address(self) -> str | None:
+        """The address the table cards carry (None for a tournament made before it was stored)."""
+        return self.row["url"]
 
     @cached_property
     def profile(self) -> ScoringProfile:
