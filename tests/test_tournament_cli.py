@@ -135,7 +135,8 @@ def test_the_table_card_qr_code_reads_back_as_the_score_page():
     import cv2
     import numpy as np
 
-    from assistant.tournament.sheets import qr_matrix, scorer_url
+    from assistant.qr import qr_matrix
+    from assistant.tournament.sheets import scorer_url
 
     url = scorer_url("http://td.local:8780/", 7, "abc-DEF_123")
     assert url == "http://td.local:8780/table/7?token=abc-DEF_123"

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from assistant.qr import qr_matrix
 from engine.tournament.standings import Standing
 
 FONTS = (Path("/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf"),
@@ -59,15 +60,6 @@ class _Pdf:
 
 def scorer_url(base: str, table: int, token: str) -> str:
     return f"{base.rstrip('/')}/table/{table}?token={quote(token)}"
-
-
-def qr_matrix(text: str) -> list[list[bool]]:
-    import qrcode
-
-    qr = qrcode.QRCode(border=0, error_correction=qrcode.constants.ERROR_CORRECT_M)
-    qr.add_data(text)
-    qr.make(fit=True)
-    return qr.get_matrix()
 
 
 def table_cards(path: Path, name: str, base_url: str, tokens: dict[int, str],
