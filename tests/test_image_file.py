@@ -53,3 +53,28 @@ def test_a_photo_with_no_tiles_gives_an_empty_list(tmp_path, capsys):
     cv2.imwrite(str(tiny), np.zeros((1, 1, 3), np.uint8))
     assert main(["detect", str(tiny), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tiles"] == []
+
+
+def test_an_image_too_large_is_refused_before_decoding_with_its_size_and_the_limit(tmp_path, capsys):
+    """A PNG declaring 32000 x 32000 pixels (a real one of 1 MB took 39 s and 7.7 GB to decode) is refused from
+    its header: the pixels behind it here are not even there, so only the header can have been read."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 32000, 32000, 8, 2, 0, 0, 0)
+    path = tmp_path / "bomb.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes(9999)))
+                     + chunk(b"IEND", b""))
+    with pytest.raises(ImageFileError, match=r"32000 x 32000 pixels .*more than mahj reads \(210 million\)"):
+        read_image(path)
+    assert main(["detect", str(path), "--json"]) == 1
+    assert "32000 x 32000" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_an_image_within_the_limit_still_reads(tmp_path):
+    path = tmp_path / "wide.png"
+    cv2.imwrite(str(path), np.zeros((8, 9000, 3), np.uint8))
+    assert read_image(path).shape == (8, 9000, 3)

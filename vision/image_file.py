@@ -2,17 +2,25 @@
 
 OpenCV's ``imread`` answers None for a missing file, a folder, an empty file and a PDF alike, and reads a JPEG
 cut short without a word (libjpeg prints a warning and fills the rest grey): ``read_image`` tells them apart.
+It also reads the size an image says it has before decoding it: a PNG of 1 MB may hold 32000 x 32000 pixels, which
+OpenCV decodes into gigabytes (39 s and 7.7 GB on the team's machine) before anything could refuse it.
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image
 
 #: Formats OpenCV reads, named in the message for a file it cannot.
 FORMATS = "JPEG, PNG, BMP, TIFF or WebP"
+#: The most pixels an image may have: a 200 MP phone's full-resolution photo (16320 x 12240) and a little more.
+#: Decoding takes about 8 bytes a pixel at its peak, so this bounds a read at about 1.7 GB; a larger image is
+#: refused before decoding.
+MAX_PIXELS = 210_000_000
 
 
 class ImageFileError(ValueError):
@@ -34,6 +42,11 @@ def read_image(path: Path) -> np.ndarray:
         raise ImageFileError(f"{path}: the file is empty")
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data:     # no end marker anywhere (phones append data)
         raise ImageFileError(f"{path}: the JPEG is cut short (an interrupted copy or download?): copy it again")
+    size = declared_size(data)
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        w, h = size
+        raise ImageFileError(f"{path}: {w} x {h} pixels ({w * h / 1e6:.0f} million), more than mahj reads "
+                             f"({MAX_PIXELS / 1e6:.0f} million): save it smaller, e.g. 4000 x 3000")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:
         kind = "a PDF" if data[:5] == b"%PDF-" else "not an image"
@@ -41,3 +54,22 @@ def read_image(path: Path) -> np.ndarray:
     if min(img.shape[:2]) < 1:
         raise ImageFileError(f"{path}: the image has no pixels")
     return img
+
+
+def declared_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) that an image file's header declares, read without decoding its pixels; None when Pillow
+    does not know the format (OpenCV may still read it).
+
+    Pillow's format plugins parse only the header when an image is opened. They are called directly rather than
+    through ``Image.open``, whose own guard against large images raises without saying the size.
+    """
+    Image.init()
+    for fmt in Image.ID:
+        factory, accept = Image.OPEN[fmt]
+        if accept is not None and not accept(data[:16]):
+            continue
+        try:
+            return factory(io.BytesIO(data)).size
+        except Exception:  # noqa: BLE001 - a plugin that cannot parse the header raises anything; try the next
+            continue
+    return None
