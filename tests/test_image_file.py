@@ -78,3 +78,19 @@ def test_an_image_within_the_limit_still_reads(tmp_path):
     path = tmp_path / "wide.png"
     cv2.imwrite(str(path), np.zeros((8, 9000, 3), np.uint8))
     assert read_image(path).shape == (8, 9000, 3)
+
+
+@pytest.mark.parametrize("out, reason", [
+    ("overlay.txt", "an image is written as .png, .jpg, .jpeg, .bmp, .tif, .tiff, .webp"),
+    ("nowhere/overlay.png", "no folder"),
+])
+def test_an_overlay_name_that_cannot_be_written_is_refused_before_reading(tmp_path, capsys, out, reason):
+    """``--out overlay.txt`` once ended in OpenCV's traceback after the whole reading; now it says which extensions
+    an overlay is written as, before any work."""
+    image = tmp_path / "felt.png"
+    cv2.imwrite(str(image), np.full((64, 64, 3), 90, np.uint8))
+    assert main(["detect", str(image), "--out", str(tmp_path / out)]) == 1
+    err = capsys.readouterr().err
+    assert reason in err and "Traceback" not in err and not (tmp_path / out).exists()
+    assert main(["detect", str(image), "--out", str(tmp_path / "overlay.webp")]) == 0
+    assert read_image(tmp_path / "overlay.webp").shape == (64, 64, 3)

@@ -23,8 +23,29 @@ FORMATS = "JPEG, PNG, BMP, TIFF or WebP"
 MAX_PIXELS = 210_000_000
 
 
+#: Extensions an image is written with (OpenCV picks the format by the extension and has no writer for others).
+WRITE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
 class ImageFileError(ValueError):
-    """An image file that cannot be read; the message is ``path: reason``."""
+    """An image file that cannot be read or written; the message is ``path: reason``."""
+
+
+def check_image_name(path: Path) -> None:
+    """Refuse a file name OpenCV cannot write an image under (``overlay.txt``, or in no folder), before any work
+    is done, saying which extensions it can."""
+    if path.suffix.lower() not in WRITE_EXTENSIONS:
+        raise ImageFileError(f"{path}: an image is written as {', '.join(WRITE_EXTENSIONS)}; end the name with one "
+                             "of those (e.g. overlay.png)")
+    if not path.parent.is_dir():
+        raise ImageFileError(f"{path}: no folder {path.parent} to write it in")
+
+
+def write_image(path: Path, img: np.ndarray) -> None:
+    """Write ``img`` to ``path`` (its extension says the format), or ImageFileError saying why not."""
+    check_image_name(path)
+    if not cv2.imwrite(str(path), img):
+        raise ImageFileError(f"{path}: cannot write the image there (is the folder writable?)")
 
 
 def read_image(path: Path) -> np.ndarray:

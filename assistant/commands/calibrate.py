@@ -31,6 +31,7 @@ from vision.calibration import (
     parse_corners,
     write_pdf,
 )
+from vision.image_file import ImageFileError, check_image_name, read_image, write_image
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,9 +86,10 @@ def run_markers(args: argparse.Namespace) -> int:
 
 def _grab_frames(args: argparse.Namespace):
     if args.image:
-        img = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-        if img is None:
-            raise CalibrationError(f"{args.image}: not an image")
+        try:
+            img = read_image(args.image)
+        except ImageFileError as exc:
+            raise CalibrationError(str(exc)) from exc
         yield img
         return
     cap = open_camera(args.camera if args.camera is not None else str(args.video))
@@ -161,10 +163,11 @@ def run_show(args: argparse.Namespace) -> int:
         cal = Calibration.load(args.calibration)
     except (OSError, CalibrationError) as exc:
         return report_error(str(exc), json_mode=args.json)
-    img = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if img is None:
-        return report_error(f"{args.image}: not an image", json_mode=args.json)
-    cv2.imwrite(str(args.out), draw_regions(img, cal))
+    try:
+        check_image_name(args.out)
+        write_image(args.out, draw_regions(read_image(args.image), cal))
+    except ImageFileError as exc:
+        return report_error(str(exc), json_mode=args.json, code=1)
     if args.json:
         print(json.dumps({"out": str(args.out), "regions": [b.name for b in cal.bands]}))
     else:

@@ -12,11 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
-import cv2
-
 from assistant.console import report_error
 from assistant.profile import ProfileError, load_profile
-from vision.image_file import ImageFileError, read_image
+from vision.image_file import ImageFileError, check_image_name, read_image, write_image
 from vision.photo import read_photo
 from vision.tile_model import TileModel, TileModelError, draw_overlay
 
@@ -25,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("detect", help="find tiles in an image and read face-up tiles")
     p.add_argument("image", type=Path, help="photo or frame (any format OpenCV reads)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--out", type=Path, help="write an overlay image with boxes and codes")
+    p.add_argument("--out", type=Path, help="write an overlay image with boxes and codes (.png, .jpg, .webp, ...)")
     p.add_argument("--model", type=Path, default=None,
                    help="model folder or enrolled set folder (default: the shipped models)")
     p.add_argument("--profile", type=Path, help="profile TOML: its learned set (camera.tile_set, written by `mahj "
@@ -47,6 +45,8 @@ def _profile_set(path: Path | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        if args.out:
+            check_image_name(args.out)
         frame = read_image(args.image)
     except ImageFileError as exc:
         return report_error(str(exc), json_mode=args.json, code=1)
@@ -73,8 +73,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         dets, scale = model.detect(frame), (1.0, 1.0)
     if args.out:
-        if not cv2.imwrite(str(args.out), draw_overlay(frame, dets)):
-            return report_error(f"{args.out}: cannot write the overlay", json_mode=args.json)
+        try:
+            write_image(args.out, draw_overlay(frame, dets))
+        except ImageFileError as exc:
+            return report_error(str(exc), json_mode=args.json)
     up = [d for d in dets if d.face == "up"]
     if args.json:
         print(json.dumps({"image": str(args.image), "tile_set": tile_set or None,
