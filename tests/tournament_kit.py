@@ -47,11 +47,12 @@ def profile_and_card() -> tuple[tuple[str, str], tuple[str, str]]:
     return ((PROFILES_DIR / "mahjcon.toml").read_text(), "mahjcon"), (SAMPLE_CARD.read_text(), str(SAMPLE_CARD))
 
 
-def new_tournament(url: str, tables: int = 3, rounds: int = 3, games: int = 4, names=NAMES, seed: int = 1):
+def new_tournament(url: str, tables: int = 3, rounds: int = 3, games: int = 4, names=NAMES, seed: int = 1,
+                   address: str | None = None):
     from assistant.tournament.store import Store
 
     profile, card = profile_and_card()
-    return Store.create(url, "Spring Open", names, tables, rounds, games, profile, card, seed=seed)
+    return Store.create(url, "Spring Open", names, tables, rounds, games, profile, card, seed=seed, address=address)
 
 
 def win(table: int, game: int, round_no: int = 1, client: str | None = None, **kw) -> dict:
@@ -72,15 +73,16 @@ class Server:
     def __init__(self, db_url: str, *extra: str) -> None:
         self.db_url, self.extra = db_url, extra
         self.proc = None
-        self.port = 0
+        self.port: int | None = 0
 
     def start(self) -> "Server":
         import json
         import subprocess
         import sys
 
+        port = [] if self.port is None else ["--port", str(self.port)]  # None: the port of the cards' address
         cmd = [sys.executable, "-m", "assistant.cli", "tournament", "serve", "--db", self.db_url, "--host",
-               "127.0.0.1", "--port", str(self.port), "--json", *self.extra]
+               "127.0.0.1", *port, "--json", *self.extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      cwd=Path(__file__).resolve().parents[1], start_new_session=True)
         line = self.proc.stdout.readline()

@@ -66,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     serve = t.add_parser("serve", help="serve the standings, director's and scorer pages and the report API")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default all: the tables' LAN)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--port", type=int, help=f"port to listen on (default: the one in the tables' address given "
+                                                 f"to new, else {DEFAULT_PORT})")
     serve.add_argument("--public-standings", action="store_true",
                        help="let any machine on the LAN read the standings page without a token")
     serve.add_argument("--workers", type=count_arg, default=1,
@@ -76,7 +77,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     rnd = t.add_parser("round", help="round commands")
     rsub = rnd.add_subparsers(dest="round_command", metavar="ACTION", required=True)
-    nxt = rsub.add_parser("next", help="close the current round and seat the next by the rotation")
+    nxt = rsub.add_parser("next", help="close the current round and seat the next by the rotation (closing the "
+                                       "last round ends the tournament)")
     nxt.add_argument("--force", action="store_true", help="score unreported games as not finished in time")
     nxt.add_argument("--who", default="director", help="who closes the round (kept with forced games)")
     _common(nxt)
@@ -172,6 +174,7 @@ def run_new(args: argparse.Namespace) -> int:
     except (CardError, UnicodeDecodeError) as exc:
         raise Failed(f"--card {card_path} has errors (run: mahj card lint {card_path})\n{exc}") from None
     base = args.url or default_url()
+    warnings = address_warnings(base)
     store, tokens = Store.create(args.db, args.name, roster.names, args.tables, args.rounds, args.games_per_round,
                                  profile, card, seating=roster.seating, seed=args.seed, address=base)
     seating = store.seating(1)
@@ -181,24 +184,42 @@ def run_new(args: argparse.Namespace) -> int:
     data = {"tournament": args.name, "db": args.db, "tables": args.tables, "rounds": args.rounds,
             "games_per_round": args.games_per_round, "players": len(roster.names),
             "seating": {str(t): s for t, s in seating.items()}, "director_token": tokens["director"],
-            "table_tokens": {k: v for k, v in tokens.items() if k != "director"}, "cards": str(cards), "url": base}
+            "table_tokens": {k: v for k, v in tokens.items() if k != "director"}, "cards": str(cards), "url": base,
+            "warnings": warnings}
     text = (f"{args.name}: {len(roster.names)} players at {args.tables} tables, {args.rounds} rounds of "
             f"{args.games_per_round} games ({args.db})\nRound 1 seating:\n{seating_text(seating)}\n"
             f"Director's token (keep it to yourself): {tokens['director']}\nTable tokens:\n"
             + "\n".join(f"  table {k:>3}: {v}" for k, v in tokens.items() if k != "director")
-            + f"\nTable cards with QR codes: {cards}\nStart the pages: mahj tournament serve --db {args.db}")
+            + f"\nTable cards with QR codes: {cards} (for {base})\n"
+            f"Start the pages: mahj tournament serve --db {args.db}")
+    _warn(args, warnings)
     return _out(args, data, text)
 
 
+def address_warnings(url: str) -> list[str]:
+    """What would stop the tables reaching the server at ``url`` (the cards' address), checked from here."""
+    from assistant.tournament.address import AddressError, warnings_for
+
+    try:
+        return warnings_for(url)
+    except AddressError as exc:
+        raise Failed(str(exc)) from None
+
+
 def run_round_next(args: argparse.Namespace) -> int:
+    from assistant.tournament.rounds import close_round
+
     store = _store(args)
     try:
-        new = store.next_round(force=args.force, who=args.who)
-        seating = store.seating(new)
+        closed = close_round(store, force=args.force, who=args.who)
+        seating = {} if closed.finished else store.seating(closed.round)
     finally:
         store.close()
-    return _out(args, {"round": new, "seating": {str(t): s for t, s in seating.items()}},
-                f"round {new} seating:\n{seating_text(seating)}")
+    forced = f" ({closed.unfinished} unreported game(s) scored as not finished in time)" if closed.unfinished else ""
+    text = (f"round {closed.closed} closed{forced}: the tournament is over (mahj tournament standings)"
+            if closed.finished else f"round {closed.closed} closed{forced}; round {closed.round} seating:\n"
+            f"{seating_text(seating)}")
+    return _out(args, closed.to_json() | {"seating": {str(t): s for t, s in seating.items()}}, text)
 
 
 def run_standings(args: argparse.Namespace) -> int:
@@ -234,15 +255,20 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
+    from assistant.tournament.address import host_of
     from assistant.tournament.sheets import scorer_url, table_cards
 
+    warnings = address_warnings(args.url) if args.url else []  # a bad --url is refused before the token changes
     store = _store(args)
     try:
         token = store.renew_token(None if args.director else args.table)
     finally:
         store.close()
+    if args.url and store.address and host_of(args.url) != host_of(store.address):
+        warnings.append(f"the other cards carry {store.address}: the server answers to that name, to IP addresses "
+                        f"and to this computer's own name, and refuses {host_of(args.url)} otherwise")
     base = args.url or store.address or default_url()
-    data: dict[str, Any] = {"table": args.table, "token": token}
+    data: dict[str, Any] = {"table": args.table, "token": token, "warnings": warnings}
     text = f"new token for {'the director' if args.director else f'table {args.table}'}: {token}"
     if args.table is not None:
         data["url"] = scorer_url(base, args.table, token)
@@ -250,15 +276,25 @@ def run_token(args: argparse.Namespace) -> int:
         if args.cards:
             data["cards"] = str(table_cards(args.cards, store.name, base, {args.table: token}))
             text += f"\n  card: {data['cards']}"
+    _warn(args, warnings)
     return _out(args, data, text)
 
 
+def _warn(args: argparse.Namespace, warnings: list[str]) -> None:
+    """Warnings go to stderr as text (with --json they are the output's "warnings")."""
+    if not args.json:
+        for line in warnings:
+            print(f"warning: {line}", file=sys.stderr)
+
+
 def run_serve(args: argparse.Namespace) -> int:
+    from assistant.tournament.address import parse
     from assistant.tournament.web import serve
 
     store = _store(args)
+    port = args.port if args.port is not None else parse(store.address)[1] if store.address else DEFAULT_PORT
     try:
-        return serve(store, args.host, args.port, public_standings=args.public_standings, as_json=args.json,
+        return serve(store, args.host, port, public_standings=args.public_standings, as_json=args.json,
                      workers=args.workers)
     finally:
         store.close()

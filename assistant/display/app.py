@@ -32,6 +32,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from assistant.display.seat_routes import seat_routes
+from assistant.display.seats import SeatPages
 from assistant.display.state import TableView
 from engine.tiles import TileError, parse_tile
 
@@ -141,22 +143,28 @@ def _token_of(request: Request, cookie: bool, cookie_name: str = COOKIE) -> str:
     return given or (request.cookies.get(cookie_name, "") if cookie else "")
 
 
-def _host_ok(request: Request) -> bool:
-    """Whether the Host header names this machine: localhost, its host name, or an IP address (never some other
-    name, which is what a DNS-rebinding page sends)."""
+def _host_ok(request: Request, also: str | None = None) -> bool:
+    """Whether the Host header names this machine: localhost, its host name, an IP address or ``also`` (a name
+    the server was given to be reached by); never some other name, which is what a DNS-rebinding page sends."""
     host = request.headers.get("host", "")
     name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host.rpartition("]")[0].lstrip("[") or host
     try:
         ipaddress.ip_address(name)
         return True
     except ValueError:
-        me = socket.gethostname().lower()
-        return name.lower() in ("localhost", me, f"{me}.local", f"{me.split('.')[0]}.local")
+        return name.lower() in own_names() | {also}
+
+
+def own_names() -> set[str]:
+    """The names this computer answers to by itself: localhost, its host name and its mDNS (.local) names."""
+    me = socket.gethostname().lower()
+    return {"localhost", me, f"{me}.local", f"{me.split('.')[0]}.local"}
 
 
 def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
-               on_correction: Callable[[dict], dict] | None = None) -> Starlette:
-    """The display app. ``on_correction`` receives a checked correction and returns a JSON-able answer."""
+               on_correction: Callable[[dict], dict] | None = None, seats: SeatPages | None = None) -> Starlette:
+    """The display app. ``on_correction`` receives a checked correction and returns a JSON-able answer;
+    ``seats``: each seat's private page (assistant/display/seats.py), served beside the display."""
 
     def allowed(request: Request, mutating: bool = False) -> bool:
         if not _host_ok(request):
@@ -214,10 +222,11 @@ def create_app(broadcaster: Broadcaster, token: str, text_size: int = 150,
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=409)
 
+    private = [] if seats is None else seat_routes(seats, _host_ok, lambda r: allowed(r, mutating=True))
     return Starlette(routes=[
         Route("/", index), Route("/api/state", state), Route("/events", events),
         Route("/api/correction", correction, methods=["POST"]),
-        Route("/static/{name}", static),
+        Route("/static/{name}", static), *private,
     ])
 
 
@@ -225,11 +234,15 @@ class DisplayServer:
     """Serves the display from a daemon thread; ``publish`` is safe to call from the pipeline thread."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 8765, token: str = "", text_size: int = 150,
-                 on_correction: Callable[[dict], dict] | None = None, initial: dict | None = None) -> None:
+                 on_correction: Callable[[dict], dict] | None = None, initial: dict | None = None,
+                 seats: SeatPages | None = None) -> None:
         self.host = host
         self.token = token or secrets.token_urlsafe(12)
         self.broadcaster = Broadcaster(initial or TableView().snapshot())
-        self.app = create_app(self.broadcaster, self.token, text_size, on_correction)
+        self.seats = seats
+        if seats is not None:  # a seat's page advises from what the display shows everyone, never more
+            seats.snapshot = lambda: self.broadcaster.snapshot
+        self.app = create_app(self.broadcaster, self.token, text_size, on_correction, seats)
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="off",
                                 timeout_graceful_shutdown=2)
         self._server = uvicorn.Server(config)
@@ -249,7 +262,19 @@ class DisplayServer:
                 raise OSError(f"display could not start on {self.host}:{self._server.config.port} "
                               "(port in use? set display.port in the profile)")
             time.sleep(0.02)
+        if self.seats is not None:
+            self.seats.base_url = f"http://{self.reachable_host}:{self.port}"
         return self
+
+    @property
+    def reachable_host(self) -> str:
+        """The address other machines (a player's phone) reach this display at: its LAN address when it listens
+        on every interface, else the one it was given (127.0.0.1: this computer only)."""
+        if self.host in ("0.0.0.0", "::"):
+            from assistant.tournament.address import lan_address
+
+            return lan_address() or "127.0.0.1"
+        return self.host
 
     @property
     def port(self) -> int:

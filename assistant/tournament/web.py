@@ -1,11 +1,11 @@
 """``mahj tournament serve``: the pages (standings, director, one scorer page per table) and the report API.
 
-The same Starlette and uvicorn as the table display, and the same rules for who may do what: a request whose
-Host header names another machine is refused (DNS rebinding); reading is open to this computer and needs a
-token from any other (the page opened with ``?token=`` keeps it in a strict same-site cookie for its own
-files); every request that writes needs a token in the URL or a header, never the cookie alone. A table's token
-writes only its own table's reports; the director's token writes everything. ``--public-standings`` opens the
-standings (and only them) to the whole LAN, for a screen in the hall.
+The same Starlette and uvicorn as the table display, and the same rules for who may do what: a request whose Host
+header names another machine is refused (DNS rebinding; the name in the table cards' address counts as this
+machine's); reading is open to this computer and needs a token from any other (the page opened with ``?token=``
+keeps it in a strict same-site cookie for its own files); every request that writes needs a token in the URL or a
+header, never the cookie alone. A table's token writes only its own table's reports; the director's token writes
+everything. ``--public-standings`` opens the standings (and only them) to the whole LAN, for a screen in the hall.
 
 Database work runs on a few threads (db.DB_THREADS); each answer goes out after its transaction committed.
 """
@@ -32,8 +32,10 @@ from starlette.routing import Route
 
 from assistant.display.app import _host_ok, _is_loopback, _token_of
 from assistant.tournament import reports
+from assistant.tournament.address import host_of
 from assistant.tournament.db import DB_THREADS, warm
 from assistant.tournament.hands import fields_of, result_of
+from assistant.tournament.rounds import close_round
 from assistant.tournament.store import Role, Store, TournamentError
 from assistant.tournament.workers import WorkerError, serve_as_worker, start_workers
 from engine.tournament import east_of_game
@@ -54,10 +56,14 @@ def _error(exc: TournamentError) -> JSONResponse:
 def create_app(store: Store, public_standings: bool = False, on_ready: Callable[[], None] | None = None) -> Starlette:
     """The tournament app over ``store``; ``on_ready`` is called once it can answer (threads and connections
     ready)."""
+    cards_host = host_of(store.address)  # the name on the table cards is this server's own
+
+    def host_ok(request: Request) -> bool:
+        return _host_ok(request, cards_host)
 
     async def role(request: Request, mutating: bool) -> Role | None:
         """The token's role; None for a reader on this computer with no token. Raises TournamentError."""
-        if not _host_ok(request):
+        if not host_ok(request):
             raise TournamentError("this server answers only to its own address (Host header refused)", 403)
         token = _token_of(request, cookie=not mutating, cookie_name=COOKIE)
         if not token and not mutating and _is_loopback(request):
@@ -71,7 +77,7 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
         def wrap(handler: Callable[..., Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
             async def endpoint(request: Request) -> Response:
                 try:
-                    if need == "public" and public_standings and _host_ok(request):
+                    if need == "public" and public_standings and host_ok(request):
                         who = None
                     else:
                         who = await role(request, mutating)
@@ -132,7 +138,7 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
     async def post_report(request: Request) -> Response:
         """The busiest request: the token and the report are checked in the report's own transaction."""
         try:
-            if not _host_ok(request):
+            if not host_ok(request):
                 raise TournamentError("this server answers only to its own address (Host header refused)", 403)
             token, body = _token_of(request, cookie=False), await body_of(request)
             return JSONResponse(await run_in_threadpool(reports.submit, store, token, body))
@@ -162,8 +168,9 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
         body = await body_of(request)
         if not isinstance(body, dict):
             raise TournamentError('say {"force": false, "who": NAME}')
-        new = await run_in_threadpool(store.next_round, bool(body.get("force")), str(body.get("who") or "director"))
-        return JSONResponse({"round": new})
+        closed = await run_in_threadpool(close_round, store, bool(body.get("force")),
+                                         str(body.get("who") or "director"))
+        return JSONResponse(closed.to_json())
 
     routes = [Route("/", index), Route("/static/{name}", static),
               Route("/standings", guarded("public")(page("standings"))),
