@@ -22,7 +22,8 @@ from engine.card.results import MissingTile, Suggestion, Verdict
 from engine.tiles import INDEX, JOKER, parse_tile
 
 _RULED_OUT = 1 << 20  # score of a variation the exposures do not fit
-_DEAD = 1 << 10  # added to the score of a variation that cannot be completed from unseen tiles
+#: Added to the score of a variation that cannot be completed from unseen tiles (a line at or above it is dead).
+DEAD_DISTANCE = 1 << 10
 NEAREST = 3
 
 
@@ -178,10 +179,8 @@ class Card:
     def _distance(self, hand: _Hand, unseen: np.ndarray | None = None, unseen_jokers: int = 0) -> _Distance:
         """Per variation: tiles still missing and (when ``unseen`` is given) whether it can still be completed.
 
-        Works on the sparse entries (variation, kind): naturals fill their own kind first (non-eligible slots
-        before eligible ones), the hand's jokers then fill eligible gaps; what is left is missing. A variation is
-        dead when a naturals-only gap exceeds the unseen tiles of its kind, or when the eligible gaps not
-        coverable by unseen naturals exceed the jokers still to be had.
+        Works on the sparse entries (variation, kind), each judged by ``_entry_gaps``; a variation's gaps are the
+        sums over its entries, its jokers then fill the eligible gaps; what is left is missing.
         """
         c = self._c
         kind, start = c.entry_kind, c.entry_start
@@ -189,18 +188,13 @@ class Card:
         if hand.exposed:
             fill = hand.fill[kind]
             need, elig = need - fill, elig - fill
-        held = hand.h[kind]
-        natural_open = np.maximum(need - elig - held, 0)
-        open_ = need - np.minimum(held, need)
-        elig_open = open_ - natural_open
-        missing = np.add.reduceat(open_, start) - np.minimum(hand.jokers, np.add.reduceat(elig_open, start))
+        g = _entry_gaps(hand.h[kind], need, elig, None if unseen is None else unseen[kind])
+        missing = np.add.reduceat(g.open, start) - np.minimum(hand.jokers, np.add.reduceat(g.elig_open, start))
         dead = None
         if unseen is not None:
-            left = unseen[kind]
-            lacking = np.add.reduceat((natural_open > left).view(np.int8), start) > 0
-            short = np.add.reduceat(np.maximum(elig_open - np.maximum(left - natural_open, 0), 0), start)
-            dead = lacking | (short > hand.jokers + unseen_jokers)
-        return _Distance(missing, dead, natural_open, elig_open)
+            dead = _dead(np.add.reduceat(g.lacking, start), np.add.reduceat(g.short, start),
+                         hand.jokers + unseen_jokers)
+        return _Distance(missing, dead, g.natural_open, g.elig_open)
 
     def _unseen(self, hand: _Hand, seen: np.ndarray, own: bool) -> tuple[np.ndarray, int]:
         """Tiles of each kind nobody has seen: the set minus ``seen`` minus the player's exposed (and, when the
@@ -223,7 +217,7 @@ class Card:
         unseen, unseen_jokers = self._unseen(hand, seen, own=True)
         mask = self._fit(hand) if not hand.problem else np.zeros(len(c.variations), dtype=bool)
         d = self._distance(hand, unseen if judge_dead else None, unseen_jokers)
-        score = d.missing.astype(np.int64) + (_DEAD * d.dead if judge_dead else 0)
+        score = d.missing.astype(np.int64) + (DEAD_DISTANCE * d.dead if judge_dead else 0)
         best, best_score = self._best_per_line(np.where(mask, score, _RULED_OUT))
         order = np.lexsort((np.arange(len(self.lines)), -self._values, best_score))
         if limit is not None:
@@ -243,7 +237,8 @@ class Card:
                 out.append(self._ruled_out(self.lines[i], hand))
             else:
                 gaps = list(zip(kinds[at:at + n], natural_open[at:at + n], elig_open[at:at + n], strict=True))
-                out.append(self._suggestion(self.lines[i], v, int(d.missing[v]), s >= _DEAD, gaps, hand.jokers, left))
+                out.append(self._suggestion(self.lines[i], v, int(d.missing[v]), s >= DEAD_DISTANCE, gaps,
+                                            hand.jokers, left))
             at += n
         return out
 
@@ -284,6 +279,47 @@ class Card:
         hand = _hand(tiles, exposures)
         return self._suggest(hand, _tile_counts(seen), None)
 
+    def pass_distances(self, tiles: Sequence[str], passes: Sequence[Sequence[str]],
+                       seen: Sequence[str] = ()) -> np.ndarray:
+        """For a concealed hand and each way ``passes`` of giving some of its tiles away (never a joker): per
+        pass and line, the fewest tiles the kept tiles still miss over the line's variations that can still be
+        completed from what their owner has not seen (the set minus the kept tiles minus ``seen``); at least
+        ``DEAD_DISTANCE`` where none can. What the Charleston advice ranks every possible pass by.
+
+        Every per-entry gap depends only on how many tiles of the entry's kind are kept, so each variation's
+        sums are those of the whole hand plus, for each kind a pass takes from, a correction worked out once per
+        (kind, how many taken): hundreds of passes cost a few additions each, not a scan of the card each.
+        """
+        hand = _hand(tiles, ())
+        c = self._c
+        kind, start = c.entry_kind, c.entry_start
+        n_var = len(c.variations)
+        seen_counts = _tile_counts(seen)
+        unseen, unseen_jokers = self._unseen(hand, seen_counts, own=True)
+        g = _entry_gaps(hand.h[kind], c.entry_need, c.entry_elig, unseen[kind])
+        terms = ("open", "elig_open", "lacking", "short")
+        base = [np.add.reduceat(getattr(g, t).astype(np.int32), start) for t in terms]
+        rows: dict[tuple[int, int], int] = {}   # (kind, how many taken) -> its row in the corrections
+        picks = np.zeros((len(passes), 3), dtype=np.intp)  # row 0: no correction
+        for i, p in enumerate(passes):
+            taken = Counter(INDEX[_code(t)] for t in p)
+            if INDEX[JOKER] in taken or len(taken) > 3 or any(n > hand.h[k] for k, n in taken.items()):
+                raise ValueError(f"cannot pass {' '.join(p)} from this hand (jokers are never passed)")
+            picks[i, :len(taken)] = [rows.setdefault(kn, len(rows) + 1) for kn in sorted(taken.items())]
+        var_of = np.repeat(np.arange(n_var), c.entry_count)
+        corr = np.zeros((len(terms), len(rows) + 1, n_var), dtype=np.int32)
+        for (k, n), row in rows.items():
+            at = np.flatnonzero(kind == k)
+            after = _entry_gaps(hand.h[k] - n, c.entry_need[at], c.entry_elig[at], unseen[k] + n)
+            for q, t in enumerate(terms):
+                corr[q, row] = np.bincount(var_of[at], getattr(after, t) - getattr(g, t)[at], n_var)
+        sums = [b[None, :] + cq[picks[:, 0]] + cq[picks[:, 1]] + cq[picks[:, 2]] for b, cq in zip(base, corr,
+                                                                                                  strict=True)]
+        open_, elig_open, lacking, short = sums
+        missing = open_ - np.minimum(hand.jokers, elig_open)
+        score = missing + DEAD_DISTANCE * _dead(lacking, short, hand.jokers + unseen_jokers)
+        return np.minimum.reduceat(score.T, c.starts, axis=0).T
+
     def lines_allowing(self, exposures: Sequence[Sequence[str]], seen: Sequence[str] = ()) -> list[CardLine]:
         """Lines a hand with these exposures could still complete, judged from the table only (the concealed
         tiles are unknown, so they count as unseen). With exposures only X lines qualify; with none, C lines
@@ -294,6 +330,39 @@ class Card:
         unseen, unseen_jokers = self._unseen(hand, _tile_counts(seen), own=False)
         alive = self._fit(hand) & ~self._distance(hand, unseen, unseen_jokers).dead
         return [self.lines[i] for i in sorted(set(self._c.line_of[alive].tolist()))]
+
+
+@dataclass
+class _EntryGaps:
+    """Per entry (a variation's need for one kind): ``natural_open`` slots only a natural can fill, ``open`` all
+    unfilled slots, ``elig_open`` the unfilled slots a joker may take; with unseen counts, ``lacking`` (1 when
+    fewer naturals are unseen than the natural-only slots need) and ``short`` (eligible slots unseen naturals
+    cannot fill: they need jokers)."""
+
+    natural_open: np.ndarray
+    open: np.ndarray
+    elig_open: np.ndarray
+    lacking: np.ndarray | None
+    short: np.ndarray | None
+
+
+def _entry_gaps(held: np.ndarray | int, need: np.ndarray, elig: np.ndarray,
+                left: np.ndarray | int | None) -> _EntryGaps:
+    """Naturals fill their own kind first, non-eligible slots before eligible ones; see ``_EntryGaps``."""
+    natural_open = np.maximum(need - elig - held, 0)
+    open_ = need - np.minimum(held, need)
+    elig_open = open_ - natural_open
+    if left is None:
+        return _EntryGaps(natural_open, open_, elig_open, None, None)
+    lacking = (natural_open > left).astype(np.int16)
+    short = np.maximum(elig_open - np.maximum(left - natural_open, 0), 0)
+    return _EntryGaps(natural_open, open_, elig_open, lacking, short)
+
+
+def _dead(lacking: np.ndarray, short: np.ndarray, jokers_to_be_had: int) -> np.ndarray:
+    """A variation is dead when a natural-only gap has too few unseen naturals, or its eligible gaps that
+    unseen naturals cannot fill outnumber the jokers still to be had."""
+    return (lacking > 0) | (short > jokers_to_be_had)
 
 
 def exposure_problem(exposures: Sequence[Sequence[str]]) -> str | None:
