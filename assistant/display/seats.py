@@ -1,0 +1,265 @@
+"""Each seat's private page (issue 44, "my hand"): a player photographs her own rack with her phone, and mahj
+reads it, shows and speaks it to her alone, and advises from the card and what the camera sees in public.
+
+Privacy is by construction: a seat's tiles live in this object's memory only. They are never put in the
+display's snapshot, the journal, the table speaker or the console, and only a request that carries that seat's
+token gets them back. Each token is 128 random bits (``secrets``), compared in constant time; a token shown to
+the wrong person is replaced with ``reissue`` (the console's ``relink SEAT``, or the display's set-up panel) and
+the old one stops working at once.
+
+Reading is guarded against a phone gone wild: a photo larger than ``MAX_PHOTO_BYTES`` is refused from its
+Content-Length (or as soon as the body passes the limit), one seat may send ``BURST`` photos at once and then one
+every ``REFILL_S`` seconds, and photos are read one at a time so that the game's own pipeline keeps its share of
+the machine.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.display.hand_advice import advise
+from assistant.profile import SEAT_NAMES
+from assistant.rack_reading import (
+    MAX_PHOTO_BYTES,
+    PhotoRefused,
+    RackReading,
+    check_photo,
+    count_problems,
+    read_rack,
+    sorted_tiles,
+)
+from engine.tiles import TILES, TileError, name_or_code, parse_tile
+
+#: Photos a seat may send at once, and the seconds after which it may send one more (about 6 a minute).
+BURST = 3
+REFILL_S = 10.0
+
+
+@dataclass
+class SeatHand:
+    """A seat's tiles as she last confirmed them: in rack order, each with its doubt; ``version`` counts changes."""
+
+    tiles: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    version: int = 0
+    read_ms: float = 0.0
+
+
+class Bucket:
+    """A token bucket: ``BURST`` photos at once, one more every ``REFILL_S`` seconds."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.level = float(BURST)
+        self.at = clock()
+
+    def take(self) -> float:
+        """0 if a photo may be read now (and counts it), else the seconds to wait."""
+        now = self.clock()
+        self.level = min(float(BURST), self.level + (now - self.at) / REFILL_S)
+        self.at = now
+        if self.level >= 1.0:
+            self.level -= 1.0
+            return 0.0
+        return (1.0 - self.level) * REFILL_S
+
+
+def public_view(snapshot: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What the camera knows in public, from the display's snapshot: her own exposures (as tile codes), every
+    tile face up elsewhere (the floor, the others' exposures), and whether the hand is over."""
+    exposed: list[list[str]] = []
+    seen: list[str] = []
+    for s in snapshot.get("seats") or []:
+        groups = [[t["tile"] for t in g] for g in s.get("exposures") or []]
+        if s.get("seat") == seat:
+            exposed = groups
+        else:
+            seen += [t for g in groups for t in g]
+    seen += [f["tile"] for f in snapshot.get("floor") or [] for _ in range(int(f.get("count", 0)))]
+    window = (snapshot.get("window") or {}).get("state")
+    return {"exposed": exposed, "seen": seen, "hand_over": window == "over", "seq": snapshot.get("seq", 0)}
+
+
+class SeatPages:
+    """The four seats' tokens and private hands, and the work their pages ask for.
+
+    ``model``: loads the tile model (the profile's learned set), called once, on first use or by ``warm``;
+    ``card``: the card in play. ``snapshot`` (the display's latest public snapshot) and ``base_url`` are set by
+    the ``DisplayServer`` that serves the pages."""
+
+    def __init__(self, players: tuple[str, ...], model: Callable[[], Any] | None, card: Callable[[], Any] | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.players = players
+        self.snapshot: Callable[[], dict[str, Any]] = dict  # the display's, once it serves these pages
+        self._load_model = model
+        self._model: Any = None
+        self.card = card
+        self.clock = clock
+        self.base_url = ""
+        self._tokens = [secrets.token_urlsafe(16) for _ in range(4)]
+        self._hands = [SeatHand() for _ in range(4)]
+        self._buckets = [Bucket(clock) for _ in range(4)]
+        self._busy = [False] * 4
+        self._lock = threading.Lock()        # tokens, hands, buckets
+        self._read_lock = threading.Lock()   # one photo read at a time, whichever seat sent it
+        self._model_lock = threading.Lock()
+
+    # --- tokens and links ------------------------------------------------------------------------------------
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat whose token this is, or None; every seat's token is compared, in constant time."""
+        found = None
+        with self._lock:
+            for seat, mine in enumerate(self._tokens):
+                if hmac.compare_digest(token.encode(), mine.encode()):
+                    found = seat
+        return found
+
+    def reissue(self, seat: int) -> str:
+        """A new token for ``seat``; the old one opens nothing from now on. Returns the new link."""
+        with self._lock:
+            self._tokens[seat] = secrets.token_urlsafe(16)
+            self._buckets[seat] = Bucket(self.clock)
+        return self.link(seat)
+
+    def link(self, seat: int) -> str:
+        return f"{self.base_url}/seat/{self._tokens[seat]}/"
+
+    def label(self, seat: int) -> str:
+        name = self.players[seat] if seat < len(self.players) else ""
+        return f"{SEAT_NAMES[seat]} ({name})" if name and name != SEAT_NAMES[seat] else SEAT_NAMES[seat]
+
+    def links(self) -> list[dict[str, Any]]:
+        """Every seat's link and QR code (SVG), for the console, the display's set-up panel and the print sheet."""
+        from assistant.qr import qr_svg
+
+        return [{"seat": s, "label": self.label(s), "url": self.link(s),
+                 "qr_svg": qr_svg(self.link(s), f"QR code of {self.label(s)}'s private page")} for s in range(4)]
+
+    # --- reading ----------------------------------------------------------------------------------------------
+
+    def model(self) -> Any:
+        with self._model_lock:
+            if self._model is None:
+                if self._load_model is None:
+                    raise PhotoRefused("Photos cannot be read here: this display has no tile model.", 503)
+                self._model = self._load_model()
+            return self._model
+
+    def warm(self) -> threading.Thread:
+        """Load the tile model on a daemon thread now, so the first photo is read without waiting for it."""
+        def load() -> None:
+            try:
+                self.model()
+            except Exception:  # noqa: BLE001 -- the first photo says what is wrong, on the page
+                pass
+        thread = threading.Thread(target=load, name="seat-model", daemon=True)
+        thread.start()
+        return thread
+
+    def admit(self, seat: int) -> None:
+        """Count a photo against the seat's allowance, or refuse it (PhotoRefused, HTTP 429 at the route)."""
+        with self._lock:
+            if self._busy[seat]:
+                raise PhotoRefused("One photo at a time: mahj is still reading your last one.", 429)
+            wait = self._buckets[seat].take()
+            if wait > 0:
+                raise PhotoRefused(f"Too many photos from this phone: wait {wait:.0f} s and take it again.", 429)
+            self._busy[seat] = True
+
+    def release(self, seat: int) -> None:
+        """The seat's photo is read (or refused): she may send the next one."""
+        with self._lock:
+            self._busy[seat] = False
+
+    def read_photo(self, seat: int, data: bytes) -> dict[str, Any]:
+        """Read a photo sent by ``seat`` (its bytes) and keep it as her hand; returns her page's state.
+        PhotoRefused: the sentence for the page (too big, not an image)."""
+        from vision.image_file import ImageFileError, decode_image
+
+        check_photo(data)
+        try:
+            image = decode_image(data, "The photo")
+        except ImageFileError as exc:
+            said = str(exc).split(", which mahj")[0].split(": copy it")[0]
+            raise PhotoRefused(f"{said}. Take a photo of your rack with the Photograph button (JPEG or PNG).",
+                               415) from None
+        model = self.model()
+        start = time.perf_counter()
+        with self._read_lock:
+            reading = read_rack(model, image)
+        return self._keep(seat, reading, (time.perf_counter() - start) * 1000.0)
+
+    def _keep(self, seat: int, reading: RackReading, read_ms: float) -> dict[str, Any]:
+        with self._lock:
+            hand = self._hands[seat]
+            hand.tiles = [t.to_json() for t in reading.tiles]
+            hand.notes = reading.notes()
+            hand.version += 1
+            hand.read_ms = read_ms
+        return self.state(seat)
+
+    def set_tiles(self, seat: int, body: Any) -> dict[str, Any]:
+        """Her corrected hand: ``{"tiles": [{"tile": code, "doubtful": bool}, ...]}`` in rack order (a tile she
+        picked from the grid is no longer doubtful). ValueError: a body the page would never send."""
+        if not isinstance(body, dict) or not isinstance(body.get("tiles"), list) or len(body["tiles"]) > 40:
+            raise ValueError("tiles must be a list of at most 40 tiles")
+        tiles = []
+        for i, t in enumerate(body["tiles"]):
+            if not isinstance(t, dict):
+                raise ValueError(f"tile {i + 1}: must be an object with a tile code")
+            try:
+                code = parse_tile(str(t.get("tile", "")))
+            except TileError as exc:
+                raise ValueError(f"tile {i + 1}: {exc}") from None
+            doubtful = t.get("doubtful") is True
+            alts = [a for a in t.get("alts") or [] if isinstance(a, dict) and a.get("tile") in TILES][:4]
+            tiles.append({"tile": code, "name": name_or_code(code), "doubtful": doubtful,
+                          "score": float(t["score"]) if isinstance(t.get("score"), int | float) else 1.0,
+                          "alts": [{"tile": a["tile"], "name": name_or_code(a["tile"])} for a in alts]})
+        with self._lock:
+            hand = self._hands[seat]
+            hand.tiles = tiles
+            hand.notes = [n for n in hand.notes if "No tiles found" not in n] if tiles else hand.notes
+            hand.version += 1
+        return self.state(seat)
+
+    def clear(self, seat: int) -> dict[str, Any]:
+        with self._lock:
+            self._hands[seat] = SeatHand(version=self._hands[seat].version + 1)
+        return self.state(seat)
+
+    # --- her page's state -------------------------------------------------------------------------------------
+
+    def state(self, seat: int) -> dict[str, Any]:
+        """Her page: her tiles (rack order and sorted), what to check, and the advice once nothing is in doubt."""
+        with self._lock:
+            hand = self._hands[seat]
+            tiles = [dict(t) for t in hand.tiles]
+            notes, version, read_ms = list(hand.notes), hand.version, hand.read_ms
+        public = public_view(self.snapshot(), seat)
+        codes = [t["tile"] for t in tiles]
+        flat_exposed = [t for g in public["exposed"] for t in g]
+        problems = count_problems(codes, flat_exposed, public["seen"])
+        doubts = sum(t["doubtful"] for t in tiles)
+        advice = None
+        advice_ms = 0.0
+        card = self.card() if self.card is not None else None
+        if tiles and not doubts and card is not None:
+            start = time.perf_counter()
+            advice = advise(card, codes, public["exposed"], public["seen"])
+            advice_ms = (time.perf_counter() - start) * 1000.0
+        return {"seat": seat, "label": self.label(seat), "version": version, "tiles": tiles,
+                "sorted": [{"tile": c, "name": name_or_code(c)} for c in sorted_tiles(codes)],
+                "notes": notes, "problems": problems, "doubts": doubts, "read_ms": round(read_ms, 1),
+                "exposed": [[{"tile": c, "name": name_or_code(c)} for c in g] for g in public["exposed"]],
+                "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
+                "advice": advice, "advice_ms": round(advice_ms, 1),
+                "kinds": [{"tile": c, "name": name_or_code(c)} for c in TILES],
+                "max_bytes": MAX_PHOTO_BYTES}

@@ -1,0 +1,310 @@
+// A player's private page (issue 44): photograph the rack, hear and correct the tiles, read the advice.
+// Everything goes to this seat's own URL (/seat/TOKEN/...), relative to the page, so the token is never typed.
+// Speech is the phone's own (Web Speech API), mirrored into a polite live region for VoiceOver and TalkBack;
+// the "Phone speaks" button turns the phone's voice off for a player whose screen reader already speaks.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const MAX_SIDE = 2048;       // the photo is shrunk to this many pixels on its long side before it is sent
+const SUITS = [["B", "Bams"], ["C", "Craks"], ["D", "Dots"]];
+const HONOURS = [["Winds", ["N", "E", "W", "S"]], ["Dragons", ["RD", "GD", "WD"]], ["Flowers", ["F"]]];
+let state = null;            // the server's answer for this seat (tiles, problems, advice)
+let tiles = [];              // her tiles in rack order, as she corrected them: {tile, name, doubtful, alts, score}
+let order = "rack";
+let picking = null;          // index of the tile being corrected, or "add"
+let lastSaid = "";
+let speaking = true;
+
+function say(text) {
+  lastSaid = text;
+  $("said").textContent = text;
+  if (speaking && window.speechSynthesis && window.SpeechSynthesisUtterance) {
+    window.speechSynthesis.cancel();
+    const u = new SpeechSynthesisUtterance(text);
+    u.lang = "en-US";
+    window.speechSynthesis.speak(u);
+  }
+}
+
+function showError(text) {
+  $("error").textContent = text;
+  $("error").hidden = !text;
+}
+
+function count(n, word) {
+  const words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight"];
+  return `${words[n] || n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function sortedCodes() {
+  return [...tiles].map((t) => t.tile).sort((a, b) => state.kinds.findIndex((k) => k.tile === a) -
+    state.kinds.findIndex((k) => k.tile === b));
+}
+
+function handWords() {
+  const codes = sortedCodes();
+  const jokers = codes.filter((c) => c === "J").length;
+  const names = codes.filter((c) => c !== "J").map(tileName);
+  if (jokers) names.push(count(jokers, "Joker"));
+  return names.join(", ");
+}
+
+function doubtWords() {
+  return tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful).map(([t, i]) =>
+    `Not sure of tile ${i + 1}: ${t.name}${t.alts.length ? ", or " + t.alts.map((a) => a.name).join(", or ") : ""}?`);
+}
+
+function hearAll() {
+  if (!tiles.length) return say(state && state.notes.length ? state.notes.join(" ") : "No tiles yet. Take a photo of your rack.");
+  const parts = [`You hold ${tiles.length} tiles: ${handWords()}.`];
+  parts.push(...doubtWords(), ...state.problems, ...state.notes);
+  say(parts.join(" "));
+}
+
+function hearBySuit() {
+  if (!tiles.length) return hearAll();
+  const codes = sortedCodes();
+  const parts = [];
+  for (const [s, word] of SUITS) {
+    const n = codes.filter((c) => c.endsWith(s) && c.length === 2 && /\d/.test(c[0]));
+    if (n.length) parts.push(`${word}: ${n.map((c) => tileName(c).split(" ")[0]).join(", ")}.`);
+  }
+  for (const [word, kinds] of HONOURS) {
+    const n = codes.filter((c) => kinds.includes(c));
+    if (n.length) parts.push(`${word}: ${n.map(tileName).join(", ")}.`);
+  }
+  const jokers = codes.filter((c) => c === "J").length;
+  if (jokers) parts.push(`Jokers: ${jokers}.`);
+  say(parts.join(" "));
+}
+
+function adviceWords() {
+  const a = state && state.advice;
+  if (!a) return state && state.doubts ? "First answer the questions about the tiles mahj is not sure of." :
+    "No advice yet: take a photo of your rack.";
+  const parts = [];
+  if (a.verdict) parts.push(a.verdict.mahjong ? `Mah Jongg! ${a.verdict.lines[0]}. ${a.verdict.value} points. Declare it as usual.`
+    : `Not Mah Jongg${a.verdict.reason ? ": " + a.verdict.reason : ""}.`);
+  if (a.note) parts.push(a.note);
+  a.lines.slice(0, 3).forEach((l, i) => {
+    const need = l.need.map((m) => `${m.count} ${m.name}, ${m.live} live${m.joker_ok ? "" : ", no Joker"}`).join("; ");
+    parts.push(`${i === 0 ? "Nearest" : "Next"}: ${l.line}. ${l.missing} away${need ? ": needs " + need : ""}.`);
+  });
+  if (a.dead) parts.push(`${a.dead} lines are dead.`);
+  return parts.join(" ");
+}
+
+function renderTiles() {
+  const shown = order === "rack" ? tiles.map((t, i) => [t, i]) :
+    tiles.map((t, i) => [t, i]).sort((x, y) => sortedCodes().indexOf(x[0].tile) - sortedCodes().indexOf(y[0].tile));
+  $("rack").innerHTML = shown.map(([t, i]) =>
+    `<li class="${t.doubtful ? "doubtful" : ""}"><button type="button" data-i="${i}" ` +
+    `aria-label="Tile ${i + 1}: ${esc(t.name)}${t.doubtful ? ", not sure" : ""}">${tileSVG(t.tile)}` +
+    `<span class="tile-no" aria-hidden="true">${i + 1}</span>` +
+    `${t.doubtful ? '<span class="doubt-mark" aria-hidden="true">? unsure</span>' : ""}</button></li>`).join("");
+  $("order-rack").setAttribute("aria-pressed", String(order === "rack"));
+  $("order-sorted").setAttribute("aria-pressed", String(order !== "rack"));
+  const ex = state ? state.exposed : [];
+  $("exposed").innerHTML = ex.length ? "Your exposures, as the camera sees them: " + ex.map((g) =>
+    `<span class="exposure" role="img" aria-label="${esc(g.map((t) => t.name).join(", "))}">` +
+    g.map((t) => tileSVG(t.tile).replace('role="img"', 'aria-hidden="true"')).join("") + "</span>").join("") : "";
+}
+
+function renderCheck() {
+  const problems = state ? [...state.notes, ...state.problems] : [];
+  const doubts = tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful);
+  $("problems").innerHTML = problems.map((p) => `<li>${esc(p)}</li>`).join("");
+  $("doubts").innerHTML = doubts.map(([t, i]) =>
+    `<div class="doubt"><p>Tile ${i + 1}: mahj is not sure. Is it ${esc(t.name)}?</p><p class="row">` +
+    `<button type="button" data-yes="${i}">Yes, ${esc(t.name)}</button>` +
+    t.alts.slice(0, 2).map((a) => `<button type="button" data-i="${i}" data-as="${a.tile}">${esc(a.name)}</button>`).join("") +
+    `<button type="button" data-i="${i}">Another tile</button></p></div>`).join("");
+  $("check").hidden = !problems.length && !doubts.length;
+}
+
+function renderAdvice() {
+  const a = state && state.advice;
+  if (!a) {
+    $("verdict").innerHTML = "";
+    $("advice").innerHTML = `<p>${esc(adviceWords())}</p>`;
+    return;
+  }
+  const v = a.verdict;
+  $("verdict").innerHTML = !v ? "" : v.mahjong ?
+    `<p class="mj-yes">Mah Jongg: ${esc(v.lines[0] || "")}, ${v.value} points. Declare it as usual.</p>` :
+    `<p class="mj-no">Not Mah Jongg yet${v.reason ? ": " + esc(v.reason) : ""}.</p>`;
+  const line = (l) => `<div class="line"><p class="line-name">${esc(l.line)}</p>` +
+    (l.dead ? `<p class="dead">Dead: ${esc(l.reason || "the tiles it needs are gone")}</p>` : "") +
+    `<p>${l.missing} tile${l.missing === 1 ? "" : "s"} away, ${l.value} points.</p>` +
+    (l.need.length ? `<ul>${l.need.map((m) => `<li>${m.count} &times; ${esc(m.name)}: ${m.live} live` +
+      `${m.joker_ok ? " (a Joker may stand in)" : " (no Joker)"}</li>`).join("")}</ul>` : "") + "</div>";
+  $("advice").innerHTML = (a.note ? `<p>${esc(a.note)}</p>` : "") +
+    (a.lines.length ? `<h3>Nearest lines</h3>${a.lines.map(line).join("")}` : "") +
+    `<h3>Jokers</h3><p>You hold ${count(a.jokers, "Joker")}.</p>` +
+    `<h3>Dead lines</h3><p>${a.dead ? `${a.dead} line${a.dead === 1 ? " is" : "s are"} dead (the tiles they need are gone).` : "None."}</p>` +
+    a.dead_lines.map(line).join("");
+}
+
+function render() {
+  if (!state) return;
+  $("title").textContent = `My hand: ${state.label}`;
+  renderTiles();
+  renderCheck();
+  renderAdvice();
+}
+
+function take(s) {
+  state = s;
+  tiles = s.tiles.map((t) => ({ ...t }));
+  render();
+}
+
+async function call(path, options) {
+  const r = await fetch(path, options);
+  const body = await r.json().catch(() => ({ error: `The table answered ${r.status}.` }));
+  if (!r.ok) throw new Error(body.error || `The table answered ${r.status}.`);
+  return body;
+}
+
+async function shrink(file) {
+  // A phone photo is 12-50 MP; the tiles read as well from 2048 pixels, which send in a fraction of the time.
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch (e) {
+    return file;   // not a picture the browser knows: sent as it is, and the table says what it is
+  }
+  const k = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+  if (k === 1 && file.type === "image/jpeg") return file;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(bitmap.width * k);
+  canvas.height = Math.round(bitmap.height * k);
+  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  return await new Promise((resolve) => canvas.toBlob((b) => resolve(b || file), "image/jpeg", 0.9));
+}
+
+async function upload(file) {
+  showError("");
+  $("busy").textContent = "Reading your tiles…";
+  try {
+    const blob = await shrink(file);
+    take(await call("api/photo", { method: "POST", body: blob, headers: { "Content-Type": blob.type || "application/octet-stream" } }));
+    $("busy").textContent = "";
+    hearAll();
+  } catch (e) {
+    $("busy").textContent = "";
+    showError(e.message);
+    say(e.message);
+  }
+}
+
+async function sendTiles(spoken) {
+  try {
+    take(await call("api/tiles", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ tiles }) }));
+    showError("");
+    say(spoken);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function openPicker(index) {
+  picking = index;
+  const t = index === "add" ? null : tiles[index];
+  $("picker-h").textContent = t ? `Tile ${index + 1}, read as ${t.name}: what is it?` : "Which tile is missing?";
+  $("remove").hidden = !t;
+  $("picker").hidden = false;
+  $("picker-h").focus();
+  say(t ? `Tile ${index + 1}: ${t.name}${t.doubtful ? ", not sure" : ""}. To correct it, choose what it really is.` :
+    "Choose the tile to add.");
+}
+
+function closePicker() {
+  $("picker").hidden = true;
+  const back = picking;
+  picking = null;
+  const btn = typeof back === "number" && document.querySelector(`#rack button[data-i="${back}"]`);
+  (btn || $("add")).focus();
+}
+
+function pick(code) {
+  const name = tileName(code);
+  if (picking === "add") {
+    tiles.push({ tile: code, name, doubtful: false, alts: [], score: 1 });
+    closePicker();
+    return sendTiles(`Added ${name}. You have ${tiles.length} tiles.`);
+  }
+  const i = picking;
+  tiles[i] = { tile: code, name, doubtful: false, alts: [], score: 1 };
+  closePicker();
+  return sendTiles(`Tile ${i + 1} is ${name}.`);
+}
+
+function setup() {
+  $("shoot").addEventListener("click", () => $("photo").click());
+  $("photo").addEventListener("change", (e) => {
+    const f = e.target.files && e.target.files[0];
+    e.target.value = "";
+    if (f) upload(f);
+  });
+  $("hear-all").addEventListener("click", hearAll);
+  $("hear-suit").addEventListener("click", hearBySuit);
+  $("hear-advice").addEventListener("click", () => say(adviceWords()));
+  $("repeat").addEventListener("click", () => say(lastSaid || "Nothing said yet."));
+  $("voice").addEventListener("click", () => {
+    speaking = !speaking;
+    $("voice").setAttribute("aria-pressed", String(speaking));
+    if (!speaking && window.speechSynthesis) window.speechSynthesis.cancel();
+  });
+  $("order-rack").addEventListener("click", () => { order = "rack"; renderTiles(); });
+  $("order-sorted").addEventListener("click", () => { order = "sorted"; renderTiles(); });
+  $("rack").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-i]");
+    if (b) openPicker(+b.dataset.i);
+  });
+  $("doubts").addEventListener("click", (e) => {
+    const b = e.target.closest("button");
+    if (!b) return;
+    if (b.dataset.yes !== undefined) {
+      const i = +b.dataset.yes;
+      tiles[i] = { ...tiles[i], doubtful: false };
+      return sendTiles(`Tile ${i + 1} is ${tiles[i].name}.`);
+    }
+    if (b.dataset.as) {
+      picking = +b.dataset.i;
+      return pick(b.dataset.as);
+    }
+    openPicker(+b.dataset.i);
+  });
+  $("add").addEventListener("click", () => openPicker("add"));
+  $("cancel").addEventListener("click", closePicker);
+  $("remove").addEventListener("click", () => {
+    const i = picking;
+    const name = tiles[i].name;
+    tiles.splice(i, 1);
+    closePicker();
+    sendTiles(`Removed tile ${i + 1}, ${name}. You have ${tiles.length} tiles.`);
+  });
+  $("kinds").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-kind]");
+    if (b) pick(b.dataset.kind);
+  });
+  document.addEventListener("keydown", (e) => {   // a hardware keyboard: a = all, s = by suit, r = repeat
+    if (e.target.closest("input, textarea, select") || e.ctrlKey || e.metaKey || e.altKey) return;
+    const act = { a: hearAll, s: hearBySuit, r: () => say(lastSaid || "Nothing said yet.") }[e.key];
+    if (act) act();
+  });
+  call("api/state").then((s) => {
+    take(s);
+    $("kinds").innerHTML = s.kinds.map((k) => `<button type="button" data-kind="${k.tile}" aria-label="${esc(k.name)}">` +
+      tileSVG(k.tile).replace('role="img"', 'aria-hidden="true"') + "</button>").join("");
+  }).catch((e) => showError(e.message));
+  setInterval(() => {   // the table moves on (discards, exposures): the advice follows; her own tiles stay hers
+    if (document.hidden || picking !== null || !state) return;
+    call("api/state").then((s) => {
+      if (s.seq !== state.seq || s.version !== state.version) take(s);
+    }).catch(() => {});
+  }, 4000);
+}
+
+setup();

@@ -1,0 +1,164 @@
+"""A player's own rack from a phone photo (issue 44, "my hand"): the tiles in rack order, the doubtful ones marked,
+and the counts that cannot be.
+
+The photo is read by ``TileModel.detect``, the call ``mahj detect`` makes, with the model the profile's learned
+set gives (``assistant.session.open_model``): a rack photo is one more still image with square pixels. What this
+module adds is what a hand needs: the order the tiles stand in (rows top to bottom, each left to right), a tile
+the classifier is not sure of kept as a question with its likeliest alternatives (never silently taken as read),
+and the counts no set can produce, pointed out in words.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+from engine.tiles import JOKER, SET_COUNTS, name_or_code, sort_key
+
+#: The most bytes a photo may have when it reaches the server. The page shrinks a photo to about 0.3-1 MB
+#: before sending it; a phone's own 12-50 MP JPEG (4-25 MB) sent unshrunk still fits.
+MAX_PHOTO_BYTES = 25 * 2**20
+#: The most pixels a photo may say it has, read from its header before it is decoded (a 200 MP phone's photo).
+MAX_PHOTO_PIXELS = 210_000_000
+#: A face-up tile whose kind the classifier gives less than this (its calibrated probability) is asked about.
+DOUBTFUL_BELOW = 0.75
+#: Tiles a hand holds at most (13, and the one picked on one's turn).
+HAND_MAX = 14
+#: More than this share of a photo's tiles doubtful: the photo is likely of another set, or badly lit.
+WRONG_SET_SHARE = 0.5
+
+
+class PhotoRefused(ValueError):
+    """A photo that is not read; the message is the sentence the player sees, ``status`` the HTTP status that
+    says why (413 too large, 415 not an image, 429 too many)."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class RackTile:
+    """One tile as read: its kind, how sure the classifier is, the likeliest other kinds, and whether to ask."""
+
+    tile: str
+    score: float
+    alts: tuple[str, ...] = ()
+    doubtful: bool = False
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tile": self.tile, "name": name_or_code(self.tile), "score": round(self.score, 3),
+                "alts": [{"tile": a, "name": name_or_code(a)} for a in self.alts], "doubtful": self.doubtful}
+
+
+@dataclass
+class RackReading:
+    """A photo's tiles in rack order; ``face_down``: tiles seen from behind (turned away from the camera)."""
+
+    tiles: list[RackTile] = field(default_factory=list)
+    face_down: int = 0
+    width: int = 0
+    height: int = 0
+
+    def notes(self) -> list[str]:
+        """What the player should hear about the photo itself (empty, turned tiles, another set?)."""
+        out = []
+        if not self.tiles:
+            out.append("No tiles found in the photo. Hold the phone above your rack so the tile faces fill the "
+                       "picture, in good light, and take it again.")
+        if self.face_down:
+            out.append(f"{self.face_down} tile{'s' if self.face_down > 1 else ''} seen from behind: turn "
+                       f"{'them' if self.face_down > 1 else 'it'} to face the camera and take the photo again.")
+        doubtful = sum(t.doubtful for t in self.tiles)
+        if len(self.tiles) >= 4 and doubtful > WRONG_SET_SHARE * len(self.tiles):
+            out.append(f"{doubtful} of {len(self.tiles)} tiles are unclear. Is this the set mahj learned at set-up "
+                       "(`mahj setup tiles`)? Better light, or that set's photo, reads them surely.")
+        return out
+
+
+def photo_pixels(data: bytes) -> tuple[int, int] | None:
+    """The (width, height) an image file's header gives, without decoding its pixels; None if the header is not
+    one Pillow knows (the decoder then says what it is)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return img.size
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return None
+
+
+def check_photo(data: bytes) -> None:
+    """Refuse a photo too large to read, by its bytes or by the pixels its header announces, before decoding."""
+    if len(data) > MAX_PHOTO_BYTES:
+        raise PhotoRefused(f"The photo is {len(data) / 2**20:.1f} MB; the most mahj reads is "
+                           f"{MAX_PHOTO_BYTES // 2**20} MB. Take it again with the page's camera button.", 413)
+    size = photo_pixels(data)
+    if size is not None and size[0] * size[1] > MAX_PHOTO_PIXELS:
+        raise PhotoRefused(f"The photo is {size[0]} x {size[1]} pixels; the most mahj reads is "
+                           f"{MAX_PHOTO_PIXELS // 1_000_000} million. Take it again with the page's camera button.",
+                           413)
+
+
+def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
+    """Indexes of ``boxes`` as the tiles stand: rows top to bottom (a new row where a tile's centre lies more than
+    half a tile's height below the row's first), each row left to right."""
+    if not boxes:
+        return []
+    height = median(b[3] - b[1] for b in boxes)
+    by_y = sorted(range(len(boxes)), key=lambda i: (boxes[i][1] + boxes[i][3]) / 2)
+    rows: list[list[int]] = []
+    row_y = None
+    for i in by_y:
+        y = (boxes[i][1] + boxes[i][3]) / 2
+        if row_y is None or y - row_y > height / 2:
+            rows.append([])
+            row_y = y
+        rows[-1].append(i)
+    return [i for row in rows for i in sorted(row, key=lambda i: boxes[i][0])]
+
+
+def read_rack(model: Any, image: Any) -> RackReading:
+    """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``."""
+    dets = model.detect(image)
+    up = [d for d in dets if d.face == "up" and d.tile]
+    order = rack_order([d.box for d in up])
+    tiles = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
+                      tuple(a for a in d.alts if a != d.tile),
+                      (d.tile_score if d.tile_score is not None else d.score) < DOUBTFUL_BELOW,
+                      tuple(float(v) for v in d.box)) for d in (up[i] for i in order)]
+    return RackReading(tiles, sum(d.face != "up" for d in dets), int(image.shape[1]), int(image.shape[0]))
+
+
+def sorted_tiles(tiles: Iterable[str]) -> list[str]:
+    """Tiles in the card's order: Bams, Craks, Dots 1-9, winds, dragons, Flowers, Jokers."""
+    return sorted(tiles, key=sort_key)
+
+
+def count_problems(rack: list[str], exposed: Iterable[str] = (), seen: Iterable[str] = (),
+                   jokers_in_set: int = SET_COUNTS[JOKER]) -> list[str]:
+    """The counts that cannot be, in words: more than a hand holds, more of a kind than the set has (with her own
+    exposures, and with what lies face up elsewhere on the table: ``seen``), more Jokers than the set has."""
+    out = []
+    own = Counter(rack) + Counter(exposed)
+    total = sum(own.values())
+    if total > HAND_MAX:
+        out.append(f"{total} tiles read{' with your exposures' if any(True for _ in exposed) else ''}: a hand "
+                   f"holds at most {HAND_MAX}. Is a tile of the wall or a neighbour's in the photo?")
+    table = Counter(seen)
+    for code in sorted_tiles(own):
+        limit = jokers_in_set if code == JOKER else SET_COUNTS[code]
+        name = name_or_code(code)
+        plural = "s" if code == JOKER else ""
+        if own[code] > limit:
+            out.append(f"{own[code]} {name}{plural}: the set has only {limit}. One of them is misread: tap it to "
+                       "correct it.")
+        elif own[code] + table[code] > limit:
+            out.append(f"{name}{plural}: {own[code]} in your hand and {table[code]} face up on the table make "
+                       f"{own[code] + table[code]}; the set has {limit}. Check your {name}{plural}.")
+    return out
