@@ -223,7 +223,7 @@ def run_round_next(args: argparse.Namespace) -> int:
 
 
 def run_standings(args: argparse.Namespace) -> int:
-    from assistant.tournament.sheets import STANDINGS_HEADER, standings_rows
+    from assistant.tournament.sheets import STANDINGS_HEADER, standings_rows, write_rows
 
     store = _store(args)
     try:
@@ -232,11 +232,7 @@ def run_standings(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.csv:
-        import csv
-
-        w = csv.writer(sys.stdout)
-        w.writerow(STANDINGS_HEADER)
-        w.writerows(standings_rows(rows))
+        write_rows(sys.stdout, STANDINGS_HEADER, standings_rows(rows))
         return 0
     text = "\n".join(f"{r.place:>4}. {r.name:<30} {r.points:>6}  ({r.games} games, {r.wins} won)" for r in rows)
     return _out(args, {"round": current, "standings": [r.to_json() for r in rows]},

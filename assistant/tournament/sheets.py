@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TextIO
 from urllib.parse import quote
 
 from assistant.qr import qr_matrix
@@ -91,20 +92,36 @@ def table_cards(path: Path, name: str, base_url: str, tokens: dict[int, str],
     return doc.save(path)
 
 
-def standings_rows(rows: Iterable[Standing]) -> list[list[str]]:
-    return [[str(r.place), r.name, str(r.points), str(r.games), str(r.wins), str(r.penalties)] for r in rows]
+def standings_rows(rows: Iterable[Standing]) -> list[list[object]]:
+    return [[r.place, r.name, r.points, r.games, r.wins, r.penalties] for r in rows]
 
 
 STANDINGS_HEADER = ["place", "name", "points", "games", "wins", "penalties"]
 RESULTS_HEADER = ["round", "table", "game", "seat", "name", "points", "outcome", "winner", "value"]
+#: A spreadsheet reads a cell starting with one of these as a formula (or, after a tab or CR, as one).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula (a player named ``=HYPERLINK(...)``) gets a leading
+    single quote, which spreadsheets show as text (OWASP's advice for CSV injection). Numbers are written as
+    numbers, so a negative score stays a number."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_rows(out: TextIO, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """CSV for spreadsheets: the header, then ``rows`` with every text cell made safe (csv_cell)."""
+    w = csv.writer(out)
+    w.writerow(header)
+    w.writerows([csv_cell(c) for c in row] for row in rows)
 
 
 def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
+        write_rows(f, header, rows)
     return path
 
 
@@ -116,7 +133,7 @@ def standings_pdf(path: Path, name: str, round_text: str, rows: Sequence[Standin
     widths = (18, 80, 25, 20, 18, 25)
     doc.row(["Place", "Name", "Points", "Games", "Wins", "Penalties"], widths)
     for r in standings_rows(rows):
-        doc.row(r, widths)
+        doc.row([str(c) for c in r], widths)
     return doc.save(path)
 
 
