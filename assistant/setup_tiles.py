@@ -25,7 +25,7 @@ import numpy as np
 from assistant.camera import grab, open_camera
 from assistant.console import report_error
 from assistant.display.setup_view import cell_json, setup_snapshot
-from assistant.profile import DisplaySettings, ProfileError, load_profile
+from assistant.profile import DisplaySettings, ProfileError, load_profile, write_default
 from vision.enroll import Capture, EnrolError, alike_advice, learn, read_capture
 from vision.image_file import ImageFileError, read_image
 from vision.mat import MatError, label
@@ -52,7 +52,8 @@ def register_tiles(ssub: argparse._SubParsersAction) -> None:
     t.add_argument("--set", dest="set_name", default="my-set", help="a name for your set (default: my-set)")
     t.add_argument("--captures", type=int, default=3, help="how many captures to take with --camera (default: 3)")
     t.add_argument("--profile", type=Path, help="profile to read with the set from now on (`mahj watch` and `mahj "
-                                                "detect` with --profile); its [display] settings are used too")
+                                                "detect` with --profile); its [display] settings are used too; "
+                                                "written with the defaults if it is not there yet")
     t.add_argument("--display", action=argparse.BooleanOptionalAction, default=None,
                    help="show each box's state on the table display (default: on with --camera, off with --photo)")
     t.add_argument("--json", action="store_true", help="print one JSON object")
@@ -93,7 +94,8 @@ class Screen:
 def run_tiles(args: argparse.Namespace) -> int:
     root = sets_dir()
     if args.list:
-        names = sorted(p.name for p in root.iterdir() if (p / SET_FILE).exists()) if root.is_dir() else []
+        names = sorted(p.name for p in root.iterdir() if (p / SET_FILE).exists() and not p.name.startswith(".")
+                       ) if root.is_dir() else []
         print(json.dumps({"sets_dir": str(root), "sets": names}) if args.json
               else "\n".join(names) or f"no sets in {root}")
         return 0
@@ -104,9 +106,11 @@ def run_tiles(args: argparse.Namespace) -> int:
         return report_error("give --photo FILE... (pictures of the mat with your tiles on it) or --camera N",
                             json_mode=args.json, code=2)
     try:
-        profile = load_profile(args.profile)
+        # A profile named but not there yet is written (the defaults, as `mahj init` writes them) once the set is
+        # learned: the player asked to read with the set from now on, not to make a profile first.
+        profile = load_profile(args.profile if args.profile is None or args.profile.exists() else None)
     except ProfileError as exc:
-        return report_error(f"{exc} (`mahj init {args.profile}` writes one)", json_mode=args.json, code=2)
+        return report_error(str(exc), json_mode=args.json, code=2)
     try:
         model = TileModel.load()
     except TileModelError as exc:
@@ -129,16 +133,25 @@ def _teach(args: argparse.Namespace, model: TileModel, folder: Path, screen: Scr
         captures, refused = _from_camera(args, model, screen)
         if captures is None:
             return 2
-    for k, cap in enumerate(captures):
-        _overlay(cap, folder / f"capture-{k + 1}.png")
-    screen.show("learning your set", captures[-1] if captures else None)
+    if not captures:
+        message = ("nothing learned: every capture was refused (" + "; ".join(refused) + ")" if refused
+                   else "nothing learned: no capture was taken")
+        screen.show("nothing learned", error=message)
+        report_error(message, json_mode=args.json, refused=refused, captures=[])
+        _linger(args, screen)
+        return 1
+    screen.show("learning your set", captures[-1])
     try:
         summary = learn(model, captures, folder, args.set_name)
-    except EnrolError as exc:
+    except (EnrolError, OSError) as exc:
+        for k, cap in enumerate(captures):     # beside the set learned before (if any), to see what went wrong
+            _overlay(cap, folder / f"capture-{k + 1}.png")
         screen.show("nothing learned", captures[-1] if captures else None, error=str(exc))
         report_error(str(exc), json_mode=args.json, refused=refused, captures=[_capture_json(c) for c in captures])
         _linger(args, screen)
         return 1
+    for k, cap in enumerate(captures):
+        _overlay(cap, folder / f"capture-{k + 1}.png")
     if args.profile is not None:
         _use_in_profile(args.profile, args.set_name)
     screen.show("done", captures[-1], report=display_report(summary))
@@ -308,7 +321,10 @@ def _print_report(summary: dict, args: argparse.Namespace) -> None:
 
 
 def _use_in_profile(path: Path, name: str) -> None:
-    """Point the profile's ``camera.tile_set`` at the set, keeping the rest of the file (and its comments) as is."""
+    """Point the profile's ``camera.tile_set`` at the set, keeping the rest of the file (and its comments) as is;
+    a profile not there yet is written first with the defaults."""
+    if not path.exists():
+        write_default(path)
     text = path.read_text()
     line = f'tile_set = "{name}"'
     if re.search(r"(?m)^tile_set\s*=.*$", text):

@@ -115,9 +115,12 @@ def test_a_new_set_is_learned_from_the_mat_and_read_right_on_other_captures(mode
     assert remade.prototypes.classifier == model.classifier_id
     assert _reads(remade, test_pics)[1] == after                 # and it reads as the set did when learned
 
-    assert main([*args]) == 0
+    # learned again, for a profile not made yet: it is written (the defaults) and reads with the set
+    fresh = tmp_path / "new-table.toml"
+    assert main([*args[:-1], str(fresh)]) == 0
     text = capsys.readouterr().out
     assert "learned your set 'grandmas' from 4 capture(s), 100 tiles" in text and "how sure, per kind" in text
+    assert load_profile(fresh).camera.tile_set == "grandmas" and f"{fresh} now reads with it" in text
     assert main(["setup", "tiles", "--list"]) == 0 and "grandmas" in capsys.readouterr().out
 
 
@@ -157,6 +160,12 @@ def test_a_capture_it_doubts_teaches_nothing_and_bad_photos_get_a_message(model,
     assert "no-mat.png: no set-up mat found" in said.out and "nothing learned from this capture" in said.out
     assert "error: nothing learned: every capture was doubted" in said.err
     assert not (tmp_path / "mahj" / "sets" / "my-set" / "set.json").exists()
+    # only pictures without the mat: refused, and said so with why (not "doubted ()")
+    assert main(["setup", "tiles", "--photo", str(blank), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["error"].startswith("nothing learned: every capture was refused (")
+    assert "no-mat.png: no set-up mat found: at least three of a sheet's four black corner squares" in doc["error"]
+    assert doc["refused"] and doc["captures"] == []
     assert main(["setup", "tiles", "--photo", str(junk)]) == 1
     assert "junk.jpg" in capsys.readouterr().err
     assert main(["setup", "tiles", "--photo", str(steep), "--set", "../x"]) == 2

@@ -18,10 +18,13 @@ reads, by reading each capture with the prototypes made from the others, and whi
 from __future__ import annotations
 
 import csv
-import json
+import os
 import shutil
+import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +36,7 @@ from engine.tiles import TILES, TileError, parse_tiles
 
 from .camera_check import FOCUS_MIN, MIN_TILE_PX, tile_focus
 from .mat import TILE_MM, Cell, MatError, SheetView, cells, check_view, find_sheets, label, top_down
+from .prototypes import read_meta
 from .tile_model import (
     CLASSIFIER_SIZE,
     SET_FILE,
@@ -108,8 +112,9 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
     """Find the mat in ``img`` and say what lies in each cell. ``MatError`` if no sheet is in the picture."""
     views = find_sheets(img)
     if not views:
-        raise MatError(f"{name}: no set-up mat found: all four black corner squares of a sheet must be in the "
-                       "picture (print it with `mahj setup mat`); lay it flat, light it evenly, let the camera focus")
+        raise MatError(f"{name}: no set-up mat found: at least three of a sheet's four black corner squares must "
+                       "be in the picture (print it with `mahj setup mat`); lay it flat, light it evenly, let the "
+                       "camera focus")
     doubts = []
     for v in views:
         try:
@@ -287,6 +292,8 @@ def learn(model: TileModel, captures: list[Capture], folder: Path, name: str) ->
     can be used or a kind has no tile."""
     t0 = time.perf_counter()
     usable = [c for c in captures if c.usable]
+    if not captures:
+        raise EnrolError("nothing learned: no capture showed the mat")
     if not usable:
         raise EnrolError("nothing learned: every capture was doubted (" + "; ".join(d for c in captures
                                                                                     for d in c.doubts) + ")")
@@ -298,22 +305,51 @@ def learn(model: TileModel, captures: list[Capture], folder: Path, name: str) ->
                          "in each of those boxes and take the pictures again")
     embedded = embed_views(model, [s.crop for s in found])
     protos = build_prototypes(model, [], [s.code for s in found], embedded)
-    if folder.exists():
-        shutil.rmtree(folder / CROPS_DIR, ignore_errors=True)
-    (folder / CROPS_DIR).mkdir(parents=True, exist_ok=True)
-    with (folder / LABELS_FILE).open("w", newline="") as f:
-        w = csv.writer(f, delimiter="\t", lineterminator="\n")
-        w.writerow(("crop", "code", "cell", "capture"))
-        for i, s in enumerate(found):
-            crop = f"{i:04d}.png"
-            cv2.imwrite(str(folder / CROPS_DIR / crop), s.crop)
-            w.writerow((crop, s.code, s.cell, captures[s.capture].name))
     report = assess([s.code for s in found], [s.capture for s in found], embedded)
     meta = {"name": name, "created": datetime.now(UTC).isoformat(timespec="seconds"), "method": "prototypes",
             "source": "mat", "tiles": len(found), "captures": len(usable), "kinds": list(TILES)}
-    protos.save(folder, meta)
+    with new_set_folder(folder) as new:
+        (new / CROPS_DIR).mkdir()
+        with (new / LABELS_FILE).open("w", newline="") as f:
+            w = csv.writer(f, delimiter="\t", lineterminator="\n")
+            w.writerow(("crop", "code", "cell", "capture"))
+            for i, s in enumerate(found):
+                crop = f"{i:04d}.png"
+                if not cv2.imwrite(str(new / CROPS_DIR / crop), s.crop):
+                    raise OSError(f"{new / CROPS_DIR / crop}: cannot be written (is the disk full?)")
+                w.writerow((crop, s.code, s.cell, captures[s.capture].name))
+        protos.save(new, meta)
     return {"set": str(folder), "tiles": len(found), "captures": len(usable),
             "seconds": round(time.perf_counter() - t0, 2)} | report
+
+
+@contextmanager
+def new_set_folder(folder: Path) -> Iterator[Path]:
+    """A fresh folder beside ``folder`` to write a set in; when the block ends without an error it takes the set's
+    place (the old folder renamed aside, the new one renamed in, the old one removed), so a crash or a full disk
+    while learning leaves the set learned before whole. Between the two renames the old set sits in
+    ``.NAME.old``, which ``restore_set`` puts back if a crash fell exactly there."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    restore_set(folder)
+    new = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
+    try:
+        yield new
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    old = folder.with_name(f".{folder.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if folder.exists():
+        os.replace(folder, old)
+    os.replace(new, folder)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def restore_set(folder: Path) -> None:
+    """Put back a set left aside as ``.NAME.old`` by a crash between ``new_set_folder``'s two renames."""
+    old = folder.with_name(f".{folder.name}.old")
+    if not folder.exists() and (old / SET_FILE).exists():
+        os.replace(old, folder)
 
 
 def assess(codes: list[str], groups: list[int], embedded: list[np.ndarray]) -> dict:
@@ -398,13 +434,17 @@ def rebuild(model: TileModel, folder: Path) -> None:
     if not rows:
         raise EnrolError(f"{folder / LABELS_FILE}: no labelled tiles")
     crops = [cv2.imread(str(folder / CROPS_DIR / c)) for c, _ in rows]
-    meta = json.loads((folder / SET_FILE).read_text())
-    build_prototypes(model, crops, [k for _, k in rows]).save(folder, meta)
+    unreadable = [c for (c, _), img in zip(rows, crops, strict=True) if img is None]
+    if unreadable:
+        raise EnrolError(f"{folder / CROPS_DIR / unreadable[0]}: cannot be read; learn the set again with `mahj "
+                         f"setup tiles --set {folder.name} --photo ...`")
+    build_prototypes(model, crops, [k for _, k in rows]).save(folder, read_meta(folder))
 
 
 def load_set(folder: Path) -> TileModel:
     """A learned set's model. A set whose prototypes an earlier classifier made is remade from its own crops and
     labels first (seconds), so an updated shipped model never leaves a player's set behind."""
+    restore_set(folder)
     try:
         return TileModel.load(folder)
     except StaleSetError:
