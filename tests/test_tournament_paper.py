@@ -51,3 +51,43 @@ def test_csv_cell(cell, written):
     from assistant.tournament.sheets import csv_cell
 
     assert csv_cell(cell) == written
+
+
+def test_penalty_points_count_every_penalty_taken():
+    """A peek in a wall game (-10, then +10) is a penalty too; so are the discard penalties of a win."""
+    from tournament_kit import profile_and_card
+
+    from engine.referee import parse_profile
+    from engine.tournament import GameResult, game_points, penalty_points
+
+    mahjcon = parse_profile(*profile_and_card()[0])
+    peek = (("A", "blind_pass_peek"),)
+    wall_peek = GameResult("wall_game", penalties=peek)
+    assert game_points(mahjcon, wall_peek, "ABCD")["A"] == 0
+    assert penalty_points(mahjcon, wall_peek, "ABCD") == {"A": -10}
+    fed = GameResult("mahjong", winner="C", value=25, discarder="A", exposures=3, penalties=peek)
+    assert penalty_points(mahjcon, fed, "ABCD") == {"A": -35}
+    assert penalty_points(mahjcon, GameResult("mahjong", winner="C", value=25, discarder="B", misnamed=True),
+                          "ABC") == {"B": -25}
+    assert penalty_points(mahjcon, GameResult("mahjong", winner="C", value=25, self_picked=True, exposures=3),
+                          "ABCD") == {}
+    assert penalty_points(mahjcon, GameResult("mahjong", winner="C", value=25, discarder="B", exposures=1),
+                          "ABCD") == {}
+
+
+def test_the_penalties_column_and_its_tie_break_count_a_peek_in_a_wall_game(tmp_path):
+    from tournament_kit import new_tournament, wall
+
+    store, tokens = new_tournament(f"sqlite:///{tmp_path / 'p.db'}", tables=1, rounds=1, games=2,
+                                   names=["Ann", "Bea", "Cy", "Di"])
+    seats = store.seating(1)[1]
+    a, c = sorted([seats["A"], seats["C"]])  # a: the one whose name sorts first takes the peek
+    letter = {n: x for x, n in seats.items()}
+    d = tokens["director"]
+    submit(store, d, wall(1, 1, penalties=[{"seat": letter[a], "kind": "blind_pass_peek"}]))  # a 0, others 10
+    submit(store, d, wall(1, 2, dead=[letter[c]]))  # c 0, others 10: a and c both on 10, no wins
+    rows = {r.name: r for r in store.standings()}
+    store.close()
+    assert (rows[a].points, rows[a].wins, rows[a].penalties) == (10, 0, -10)
+    assert (rows[c].points, rows[c].wins, rows[c].penalties) == (10, 0, 0)
+    assert rows[c].place < rows[a].place  # fewer penalty points ranks first, ahead of the name

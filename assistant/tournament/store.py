@@ -23,7 +23,7 @@ from assistant.tournament.db import is_initialised, open_engine, reading, upgrad
 from engine.card import Card, parse_card
 from engine.referee import ScoringProfile, parse_profile
 from engine.referee.rotation import rotate
-from engine.tournament import first_round
+from engine.tournament import first_round, penalty_points
 from engine.tournament.seating import Seating, SeatingError, check_given
 from engine.tournament.standings import ScoredGame, Standing, standings
 
@@ -282,8 +282,8 @@ class Store:
         for row in rows:
             points = json.loads(row["points"])
             result = result_of(row["body"])
-            game = ScoredGame(names[row["round"], row["table_no"]], points,
-                              result.winner, {x: p for x, p in points.items() if p < 0})
+            seated = names[row["round"], row["table_no"]]
+            game = ScoredGame(seated, points, result.winner, penalty_points(self.profile, result, list(seated)))
             out.append((dict(row) | {"result": result}, game))
         return out
 

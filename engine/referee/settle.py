@@ -40,25 +40,33 @@ def jokerless_counts(profile: ScoringProfile, win: Win) -> bool:
     return win.jokerless and (not win.singles_and_pairs or profile.rules.jokerless_in_singles_and_pairs)
 
 
+def discard_penalty(profile: ScoringProfile, win: Win) -> int:
+    """The points (0 or negative) a points profile takes from whoever threw the winning tile: for a misnamed
+    discard, or for feeding a hand with two or more exposures. None on a self-picked win (no thrower)."""
+    pen = profile.penalties
+    assert pen is not None
+    if win.discarder is None:
+        return 0
+    if win.misnamed:
+        return pen.misnamed_discard_mahjong
+    if win.exposures >= 3:
+        return pen.discard_to_three_exposures
+    if win.exposures == 2:
+        return pen.discard_to_quint_and_exposure if win.quint_exposed else pen.discard_to_two_exposures
+    return 0
+
+
 def settle_win(profile: ScoringProfile, win: Win, seats: Iterable[int]) -> dict[int, int]:
     """Per-seat amounts for a verified win among ``seats`` (all players of the game, dead ones included)."""
     seats = list(seats)
     out = {s: 0 for s in seats}
     if profile.mode == "points":
-        pts, pen = profile.points, profile.penalties
-        assert pts is not None and pen is not None
+        pts = profile.points
+        assert pts is not None
         out[win.winner] = win.value + (pts.self_pick_bonus if win.discarder is None else 0)
         out[win.winner] += pts.jokerless_bonus if jokerless_counts(profile, win) else 0
-        thrower = win.discarder  # the penalties are for throwing the winning tile: none on a self-picked win
-        if thrower is not None and thrower != win.winner:
-            if win.misnamed:
-                out[thrower] += pen.misnamed_discard_mahjong
-            elif win.exposures >= 3:
-                out[thrower] += pen.discard_to_three_exposures
-            elif win.exposures == 2 and win.quint_exposed:
-                out[thrower] += pen.discard_to_quint_and_exposure
-            elif win.exposures == 2:
-                out[thrower] += pen.discard_to_two_exposures
+        if win.discarder is not None and win.discarder != win.winner:
+            out[win.discarder] += discard_penalty(profile, win)
         return out
     pay = profile.payments
     assert pay is not None

@@ -3,9 +3,9 @@ points a reported game scores (MahjCon, rules text 003). The database, server an
 ``assistant.tournament``.
 """
 
-from engine.tournament.scoring import GameResult, ResultError, game_points
+from engine.tournament.scoring import GameResult, ResultError, game_points, penalty_points
 from engine.tournament.seating import SeatingError, east_of_game, first_round, round_seating
 from engine.tournament.standings import Standing, standings
 
 __all__ = ["GameResult", "ResultError", "SeatingError", "Standing", "east_of_game", "first_round", "game_points",
-           "round_seating", "standings"]
+           "penalty_points", "round_seating", "standings"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from engine.referee.profile import ScoringProfile
 from engine.referee.rotation import LETTERS
-from engine.referee.settle import Win, settle_wall_game, settle_win
+from engine.referee.settle import Win, discard_penalty, settle_wall_game, settle_win
 
 OUTCOMES = ("mahjong", "wall_game", "time", "last_survivor", "all_out")
 #: Penalties a report names itself; the discard penalties follow from the win and are never given by hand.
@@ -117,12 +117,7 @@ def game_points(profile: ScoringProfile, result: GameResult, letters: Sequence[s
     seats = range(len(order))
     live = [index[x] for x in order if x not in result.out()]
     if result.outcome == "mahjong":
-        assert result.winner is not None
-        win = Win(winner=index[result.winner], value=result.value,
-                  discarder=None if result.discarder is None else index[result.discarder],
-                  jokerless=result.jokerless, singles_and_pairs=result.singles_and_pairs,
-                  exposures=result.exposures, quint_exposed=result.quint_exposed, misnamed=result.misnamed)
-        amounts = settle_win(profile, win, seats)
+        amounts = settle_win(profile, _win(result, index), seats)
     elif result.outcome == "wall_game":
         amounts = settle_wall_game(profile, seats, live)
     elif result.outcome == "last_survivor":
@@ -136,3 +131,28 @@ def game_points(profile: ScoringProfile, result: GameResult, letters: Sequence[s
     for who, kind in result.penalties:
         points[who] += getattr(profile.penalties, kind)
     return points
+
+
+def penalty_points(profile: ScoringProfile, result: GameResult, letters: Sequence[str]) -> dict[str, int]:
+    """Every penalty each seat took in the game, as the (negative) points the profile gives it: the reported
+    ones (a peek at a blind pass) and the discard penalties of a win. Counted even where other points hide it in
+    the game's total (a peek in a wall game: -10 and +10). Seats without a penalty are left out."""
+    assert profile.penalties is not None
+    out: dict[str, int] = {}
+    for who, kind in result.penalties:
+        out[who] = out.get(who, 0) + getattr(profile.penalties, kind)
+    if result.outcome == "mahjong" and result.discarder is not None:
+        index = {x: i for i, x in enumerate(x for x in LETTERS if x in letters)}
+        thrown = discard_penalty(profile, _win(result, index))
+        if thrown:
+            out[result.discarder] = out.get(result.discarder, 0) + thrown
+    return out
+
+
+def _win(result: GameResult, index: dict[str, int]) -> Win:
+    """A won game as settlement sees it, seats by their index at the table."""
+    assert result.winner is not None
+    return Win(winner=index[result.winner], value=result.value,
+               discarder=None if result.discarder is None else index[result.discarder],
+               jokerless=result.jokerless, singles_and_pairs=result.singles_and_pairs,
+               exposures=result.exposures, quint_exposed=result.quint_exposed, misnamed=result.misnamed)

@@ -1,7 +1,9 @@
 """Totals and places from scored games.
 
-Ties: more points first, then more games won, then fewer penalty points, then the name (so the order is the
-same on every screen and sheet; 003 says nothing about ties, the director breaks them for prizes).
+A player's penalties are every penalty they took, as points (a peek at a blind pass -10, feeding a hand with
+three exposures -25), counted even in a game whose total hides them. Ties: more points first, then more games
+won, then fewer penalty points, then the name (so the order is the same on every screen and sheet; 003 says
+nothing about ties, the director breaks them for prizes).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ class Standing:
 
 @dataclass(frozen=True)
 class ScoredGame:
-    """One counted game: who sat in each letter, the points per letter, the winner's letter and penalties."""
+    """One counted game: who sat in each letter, the points per letter, the winner's letter, and the penalty
+    points each letter took (negative, as the profile gives them; see scoring.penalty_points)."""
 
     names: Mapping[str, str]
     points: Mapping[str, int]
