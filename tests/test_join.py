@@ -43,8 +43,9 @@ def test_a_joined_game_follows_the_play_until_it_has_seen_the_turn_order():
 
 def test_what_a_person_said_holds_and_only_the_pick_is_unseen():
     g = Camera()
-    g("join", person=True, east=1, turn=2, wall=40)
+    dealt = only(g("join", person=True, east=1, turn=2, wall=40), "dealt")
     assert (g.ref.east, g.ref.turn, g.ref.wall) == (1, 2, 40)
+    assert dealt.data["wall"] == 40 and dealt.seat == 1          # the wall said, not the most a joined game has
     out = g("discard", seat=2, tile="3C")  # West had picked before mahj joined: no question
     assert "question" not in kinds(out) and g.ref.turn == 3 and g.ref.wall == 39
     g = Camera()

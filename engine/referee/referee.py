@@ -348,8 +348,9 @@ class Referee(CharlestonRules, GameEnding, Doubt):
                 seat.concealed = 13
             self.wall, self.stage, self.first_discard, self.charleston_begun = most, Stage.PLAY, True, True
             self.turn, self.phase, self.unseen, self.joined = self.east, Phase.WAIT_PICK, "turn", True
-            out.append(Ruling("dealt", e.t, self.east, {"east": self.east, "game": self.games, "wall": most,
-                                                        "joined": True}))
+            # The wall said (``--wall 40``), not the most a joined game could have left.
+            out.append(Ruling("dealt", e.t, self.east, {"east": self.east, "game": self.games,
+                                                        "wall": most if e.wall is None else e.wall, "joined": True}))
         elif e.east is not None:
             self.east = e.east
             if self.games == 1:
