@@ -23,6 +23,7 @@ def _jpeg(tmp_path) -> bytes:
     ("empty.jpg", b"", "the file is empty"),
     ("doc.pdf", b"%PDF-1.4\n1 0 obj\n", "a PDF"),
     ("noise.png", bytes(range(256)) * 4, "not an image"),
+    ("three.jpg", b"abc", "not an image"),  # shorter than Pillow's BMP check reads: it raised struct.error
     ("cut.jpg", None, "cut short"),
 ])
 def test_an_unreadable_file_says_why_and_detect_exits_1(tmp_path, capsys, name, content, reason):

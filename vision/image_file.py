@@ -59,21 +59,28 @@ def read_image(path: Path) -> np.ndarray:
         data = path.read_bytes()
     except OSError as exc:
         raise ImageFileError(f"{path}: cannot be read ({exc.strerror})") from exc
+    return decode_image(data, str(path))
+
+
+def decode_image(data: bytes, name: str) -> np.ndarray:
+    """The BGR image in ``data``, the bytes of an image file (``name`` says where they came from, in the
+    message), or ImageFileError saying why not: ``read_image`` for a file, and the rack photo a player's phone
+    sends to her seat page (assistant/display/seats.py)."""
     if not data:
-        raise ImageFileError(f"{path}: the file is empty")
+        raise ImageFileError(f"{name}: the file is empty")
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data:     # no end marker anywhere (phones append data)
-        raise ImageFileError(f"{path}: the JPEG is cut short (an interrupted copy or download?): copy it again")
+        raise ImageFileError(f"{name}: the JPEG is cut short (an interrupted copy or download?): copy it again")
     size = declared_size(data)
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         w, h = size
-        raise ImageFileError(f"{path}: {w} x {h} pixels ({w * h / 1e6:.0f} million), more than mahj reads "
+        raise ImageFileError(f"{name}: {w} x {h} pixels ({w * h / 1e6:.0f} million), more than mahj reads "
                              f"({MAX_PIXELS / 1e6:.0f} million): save it smaller, e.g. 4000 x 3000")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:
         kind = "a PDF" if data[:5] == b"%PDF-" else "not an image"
-        raise ImageFileError(f"{path}: {kind}, which mahj cannot read: save it as {FORMATS}")
+        raise ImageFileError(f"{name}: {kind}, which mahj cannot read: save it as {FORMATS}")
     if min(img.shape[:2]) < 1:
-        raise ImageFileError(f"{path}: the image has no pixels")
+        raise ImageFileError(f"{name}: the image has no pixels")
     return img
 
 
@@ -87,9 +94,9 @@ def declared_size(data: bytes) -> tuple[int, int] | None:
     Image.init()
     for fmt in Image.ID:
         factory, accept = Image.OPEN[fmt]
-        if accept is not None and not accept(data[:16]):
-            continue
-        try:
+        try:  # an accept check may raise on a prefix shorter than it reads (BMP's needs 4 bytes)
+            if accept is not None and not accept(data[:16]):
+                continue
             return factory(io.BytesIO(data)).size
         except Exception:  # noqa: BLE001 - a plugin that cannot parse the header raises anything; try the next
             continue
