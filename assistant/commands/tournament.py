@@ -77,8 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     rnd = t.add_parser("round", help="round commands")
     rsub = rnd.add_subparsers(dest="round_command", metavar="ACTION", required=True)
-    nxt = rsub.add_parser("next", help="close the current round and seat the next by the rotation (closing the "
-                                       "last round ends the tournament)")
+    nxt = rsub.add_parser("next", help="close the current round and seat the next by the rotation")
     nxt.add_argument("--force", action="store_true", help="score unreported games as not finished in time")
     nxt.add_argument("--who", default="director", help="who closes the round (kept with forced games)")
     _common(nxt)
@@ -207,19 +206,14 @@ def address_warnings(url: str) -> list[str]:
 
 
 def run_round_next(args: argparse.Namespace) -> int:
-    from assistant.tournament.rounds import close_round
-
     store = _store(args)
     try:
-        closed = close_round(store, force=args.force, who=args.who)
-        seating = {} if closed.finished else store.seating(closed.round)
+        new = store.next_round(force=args.force, who=args.who)
+        seating = store.seating(new)
     finally:
         store.close()
-    forced = f" ({closed.unfinished} unreported game(s) scored as not finished in time)" if closed.unfinished else ""
-    text = (f"round {closed.closed} closed{forced}: the tournament is over (mahj tournament standings)"
-            if closed.finished else f"round {closed.closed} closed{forced}; round {closed.round} seating:\n"
-            f"{seating_text(seating)}")
-    return _out(args, closed.to_json() | {"seating": {str(t): s for t, s in seating.items()}}, text)
+    return _out(args, {"round": new, "seating": {str(t): s for t, s in seating.items()}},
+                f"round {new} seating:\n{seating_text(seating)}")
 
 
 def run_standings(args: argparse.Namespace) -> int:
