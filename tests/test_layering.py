@@ -37,10 +37,11 @@ def test_dependency_direction(package):
     assert not bad, "\n".join(bad)
 
 
-def _vision_graph() -> dict[str, set[str]]:
-    """vision module -> the vision modules it imports anywhere (at the top, under TYPE_CHECKING or in a function)."""
+def _module_graph(folder: str) -> dict[str, set[str]]:
+    """module of ``folder`` -> the modules of ``folder`` it imports anywhere (at the top, under TYPE_CHECKING or in
+    a function)."""
     graph: dict[str, set[str]] = {}
-    for path in (ROOT / "vision").rglob("*.py"):
+    for path in (ROOT / folder).rglob("*.py"):
         rel = path.relative_to(ROOT).with_suffix("")
         name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
         package = name if rel.name == "__init__" else name.rpartition(".")[0]
@@ -60,10 +61,12 @@ def _vision_graph() -> dict[str, set[str]]:
     return {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
 
 
-def test_no_import_cycles_in_vision():
+@pytest.mark.parametrize("folder", ["vision", "assistant/tournament"])
+def test_no_import_cycles(folder):
     """Two modules importing each other (even for a type only) cannot be read or changed one at a time: the tile
-    classifier and the tile model did, for Prototypes, which now has a module of its own."""
-    graph = _vision_graph()
+    classifier and the tile model did, for Prototypes, which now has a module of its own; the tournament's store
+    and reports did, for closing a round, which now has a module of its own (rounds)."""
+    graph = _module_graph(folder)
     cycles = set()
     for start in graph:
         stack = [(start, (start,))]

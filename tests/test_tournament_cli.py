@@ -104,7 +104,7 @@ def test_round_next_standings_export_and_tokens(capsys, tmp_path, url):
     code, out = run_json(capsys, ["tournament", "round", "next", "--db", url])
     assert code == 0 and out["round"] == 2
     code, out = run_json(capsys, ["tournament", "round", "next", "--db", url])
-    assert code == 1 and "last of 2" in out["error"]
+    assert code == 1 and "round 2 still lacks 6 game(s)" in out["error"]
     code, out = run_json(capsys, ["tournament", "standings", "--db", url])
     assert code == 0 and {r["points"] for r in out["standings"]} == {20} and out["round"] == 2
     assert main(["tournament", "standings", "--csv", "--db", url]) == 0
@@ -121,6 +121,10 @@ def test_round_next_standings_export_and_tokens(capsys, tmp_path, url):
     with pytest.raises(Exception, match="stale token"):
         store.role_of(made["table_tokens"]["2"])
     store.close()
+    code, out = run_json(capsys, ["tournament", "round", "next", "--force", "--db", url])  # the last round
+    assert code == 0 and (out["closed"], out["round"], out["finished"], out["unfinished"]) == (2, 2, True, 6)
+    code, out = run_json(capsys, ["tournament", "round", "next", "--db", url])
+    assert code == 1 and "the tournament is over" in out["error"]
 
 
 def test_commands_without_a_database_say_how_to_make_one(capsys, tmp_path):
@@ -174,3 +178,4 @@ def test_a_database_made_before_the_address_was_stored_is_upgraded(capsys, tmp_p
     store = Store.open(db)
     assert store.address is None
     store.close()
+

@@ -14,6 +14,7 @@ from tournament_kit import BACKENDS, NAMES, PG_ENV, database_url, new_tournament
 from assistant.tournament import db
 from assistant.tournament.hands import canonical, result_of, stored_body
 from assistant.tournament.reports import correct, resolve, submit, table_status
+from assistant.tournament.rounds import close_round
 from assistant.tournament.store import Role, Store, TournamentError
 from engine.tournament import GameResult
 
@@ -83,7 +84,7 @@ def test_a_different_report_is_a_dispute_never_an_overwrite(made):
     before = [(s.name, s.points) for s in store.standings()]
     assert dict(before)[store.seating(1)[2]["A"]] == 25  # the first result still counts
     with pytest.raises(TournamentError, match="open dispute"):
-        store.next_round(force=True)
+        close_round(store, force=True)
     with pytest.raises(TournamentError, match="who makes it and why"):
         resolve(store, 1, keep=False, who="", why="")
     assert resolve(store, 1, keep=False, who="Judy (TD)", why="the table agreed it was a wall game") == {
@@ -161,9 +162,9 @@ def test_round_next_needs_every_game_or_force_and_rotates(made):
     for g in range(1, 5):
         submit(store, tokens["director"], wall(1, g))
     with pytest.raises(TournamentError, match="lacks 8 game"):
-        store.next_round()
+        close_round(store)
     assert store.current_round() == 1
-    assert store.next_round(force=True, who="Judy") == 2
+    assert close_round(store, force=True, who="Judy").round == 2
     status = table_status(store, 1)
     assert all(t["complete"] for t in status)
     one, two = store.seating(1), store.seating(2)

@@ -54,6 +54,7 @@ tournament = Table(
     Column("card_text", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("url", String(500), nullable=True),  # the address on the table cards (None: made before 0002)
+    Column("finished_at", DateTime(timezone=True), nullable=True),  # the last round closed: the event is over
 )
 
 players = Table(

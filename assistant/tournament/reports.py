@@ -5,6 +5,11 @@ result) is answered as before and counts once; another sender's equal report agr
 different one for a game already counted opens a dispute and changes nothing until the director decides. Two
 reports racing for one game are settled by the database's unique keys: the loser retries and then sees the
 winner's row.
+
+Once a round is closed (``rounds.close_round``), a table's token reports none of its games: a resend of a
+report already taken is still answered as before, anything new is refused (409) and the director corrects the
+game instead. Each report holds the tournament's row shared while it takes its place, so a round never closes
+between a report's check and its commit (a forced close waits for it, and counts it).
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from sqlalchemy.exc import IntegrityError
 from assistant.tournament import db
 from assistant.tournament.hands import SOURCES, ReportError, digest, read_report, result_of, stored_body
 from assistant.tournament.store import (
-    CALLER_COLUMNS,
     Role,
     Store,
     TournamentError,
@@ -87,10 +91,16 @@ def submit(store: Store, token: str, body: Any) -> dict[str, Any]:
 
 
 # The statements of the busiest request, built once; each report runs them with its own values.
-_R, _RES = db.reports.c, db.results.c
+_R, _RES, _T = db.reports.c, db.results.c, db.tokens.c
+# The current round and whether the tournament is over, holding the tournament's row shared until the
+# transaction ends: closing a round takes that row for update (PostgreSQL; SQLite has one writer at a time).
+_ROUND = select(db.tournament.c.current_round, db.tournament.c.finished_at).with_for_update(read=True)
 # Everything a report checks before it is written, in one trip: the sender's token and the current round, and
 # each report the game already has, with whether it is the counted one (a game with none: one row, its NULLs).
-_CHECK = select(*CALLER_COLUMNS, _R.id, _R.client_id, _R.digest.label("report_digest"), _R.status,
+_CHECK = select(_T.role, _T.table_no, _T.active, _T.revoked_at,
+                _ROUND.with_only_columns(db.tournament.c.current_round).scalar_subquery().label("current_round"),
+                _ROUND.with_only_columns(db.tournament.c.finished_at.is_not(None)).scalar_subquery()
+                .label("finished"), _R.id, _R.client_id, _R.digest.label("report_digest"), _R.status,
                 _RES.report_id.is_not(None).label("counted")).select_from(
     db.tokens.outerjoin(db.reports, and_(_R.round == bindparam("round"), _R.table_no == bindparam("table_no"),
                                          _R.game == bindparam("game")))
@@ -125,6 +135,8 @@ def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, i
             raise TournamentError(f"client_id {client!r} already reported a different result for table {table} round "
                                   f"{round_no} game {game}; a new report needs a new client_id", 409)
         return ack | {"status": "duplicate", "report": earlier.id, "was": earlier.status}
+    if role.kind != "director" and (round_no < current or rows[0].finished):
+        raise closed_round(round_no, current, rows[0].finished)
     status = "counted" if counted is None else "agrees" if counted.report_digest == mine else "disputed"
     report_id = conn.execute(_NEW_REPORT, game_key | {
         "client_id": client, "digest": mine, "body": stored, "source": source, "status": status,
@@ -134,6 +146,14 @@ def _submit(store: Store, conn: Connection, token: str, place: tuple[int, int, i
     elif status == "disputed":
         conn.execute(_NEW_DISPUTE, game_key | {"report_id": report_id, "opened_at": now()})
     return ack | {"status": status, "report": report_id, "points": points}
+
+
+def closed_round(round_no: int, current: int, finished: bool) -> TournamentError:
+    """What a table's token is told when it reports a game of a closed round."""
+    why = "the tournament is over" if finished else f"the current round is {current}"
+    return TournamentError(f"round {round_no} is closed ({why}): a table's token reports only games of the "
+                           "round in play; the director corrects a closed round's games (director's page, or "
+                           "POST /api/corrections)", 409)
 
 
 def missing_games(store: Store, round_no: int, conn: Connection) -> list[tuple[int, int]]:
@@ -182,14 +202,21 @@ def _who_why(who: str, why: str) -> tuple[str, str]:
 def resolve(store: Store, dispute_id: int, keep: bool, who: str, why: str) -> dict[str, Any]:
     """Decide a dispute: ``keep`` the counted result, or count the disputing report instead."""
     who, why = _who_why(who, why)
+    resolution = "kept" if keep else "replaced"
     with store.engine.begin() as conn:
+        # Marked decided first, and only if still open: a second station deciding at the same moment waits for
+        # this row, then finds it decided (PostgreSQL re-reads it after the wait) and gets 409, changing nothing.
+        taken = conn.execute(update(db.disputes).where(db.disputes.c.id == dispute_id,
+                                                       db.disputes.c.resolved_at.is_(None))
+                             .values(resolved_at=now(), resolution=resolution)).rowcount
         row = conn.execute(select(db.disputes, db.reports.c.body).join(
             db.reports, db.reports.c.id == db.disputes.c.report_id).where(db.disputes.c.id == dispute_id)
         ).mappings().first()
         if row is None:
             raise TournamentError(f"no dispute {dispute_id}", 404)
-        if row["resolved_at"] is not None:
-            raise TournamentError(f"dispute {dispute_id} was already resolved ({row['resolution']})", 409)
+        if not taken:
+            raise TournamentError(f"dispute {dispute_id} was already resolved ({row['resolution']} at "
+                                  f"{row['resolved_at']:%H:%M:%S}); reload the director's page", 409)
         where = (row["round"], row["table_no"], row["game"])
         if keep:
             conn.execute(update(db.reports).where(db.reports.c.id == row["report_id"]).values(status="set_aside"))
@@ -201,9 +228,7 @@ def resolve(store: Store, dispute_id: int, keep: bool, who: str, why: str) -> di
                                                        who=who, why=why, at=now()))
         else:
             _replace(store, conn, where, row["report_id"], result_of(row["body"]), who, why)
-        conn.execute(update(db.disputes).where(db.disputes.c.id == dispute_id)
-                     .values(resolved_at=now(), resolution="kept" if keep else "replaced"))
-    return {"dispute": dispute_id, "resolution": "kept" if keep else "replaced"}
+    return {"dispute": dispute_id, "resolution": resolution}
 
 
 def correct(store: Store, body: Any, who: str, why: str) -> dict[str, Any]:
@@ -215,7 +240,7 @@ def correct(store: Store, body: Any, who: str, why: str) -> dict[str, Any]:
     except ReportError as exc:
         raise TournamentError(str(exc), exc.status) from None
     with store.engine.begin() as conn:
-        store.check_place(table, round_no, game, store.current_round(conn))
+        store.check_place(table, round_no, game, conn.execute(_ROUND).one().current_round)
         report_id = conn.execute(insert(db.reports).values(
             round=round_no, table_no=table, game=game, client_id=client, digest=digest(result),
             body=stored_body(result, extra), source="director",
@@ -225,13 +250,20 @@ def correct(store: Store, body: Any, who: str, why: str) -> dict[str, Any]:
 
 
 def record_unfinished(store: Store, conn: Connection, round_no: int, table: int, game: int, who: str) -> None:
-    """A game nobody reported when the round was closed: not finished in time, so nobody scores (003)."""
+    """A game nobody reported when the round was closed: not finished in time, so nobody scores (003). Only
+    ever a game with no counted result: it is inserted, never put in another's place (a result a table was told
+    is counted stays counted; a result there already fails the close, changing nothing)."""
     result = GameResult("time")
     report_id = conn.execute(insert(db.reports).values(
         round=round_no, table_no=table, game=game, client_id=f"round-closed-{round_no}-{table}-{game}",
         digest=digest(result), body=stored_body(result, {"east": None}),
         source="director", status="counted", received_at=now())).inserted_primary_key[0]
-    _replace(store, conn, (round_no, table, game), report_id, result, who, "round closed without a report")
+    points = _score(store, conn, round_no, table, result)
+    conn.execute(_NEW_RESULT, {"round": round_no, "table_no": table, "game": game, "report_id": report_id,
+                               "points": json.dumps(points, sort_keys=True)})
+    conn.execute(insert(db.corrections).values(round=round_no, table_no=table, game=game, old_report_id=None,
+                                               new_report_id=report_id, who=who,
+                                               why="round closed without a report", at=now()))
 
 
 def corrections_log(store: Store) -> list[dict]:

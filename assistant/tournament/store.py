@@ -2,7 +2,8 @@
 
 One database holds one tournament. The card and scoring profile are stored in it as text when the tournament
 is created, so every server and command scores on exactly the same rules however its files change later.
-Reports (what the tables send) are taken by ``assistant.tournament.reports``.
+Reports (what the tables send) are taken by ``assistant.tournament.reports``, and rounds are closed by
+``assistant.tournament.rounds``; neither is imported here (they import the store).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from assistant.tournament import db
 from assistant.tournament.db import is_initialised, open_engine, reading, upgrade
 from engine.card import Card, parse_card
 from engine.referee import ScoringProfile, parse_profile
-from engine.referee.rotation import rotate
 from engine.tournament import first_round, penalty_points
 from engine.tournament.seating import Seating, SeatingError, check_given
 from engine.tournament.standings import ScoredGame, Standing, standings
@@ -131,7 +131,7 @@ class Store:
                 profile_name=profile[1], profile_text=profile[0], card_name=card[1], card_text=card[0],
                 created_at=stamp, url=address))
             ids = {n: conn.execute(insert(db.players).values(name=n)).inserted_primary_key[0] for n in names}
-            _save_seating(conn, 1, seating, ids)
+            save_seating(conn, 1, seating, ids)
             for key, token in tokens.items():
                 conn.execute(insert(db.tokens).values(
                     digest=token_digest(token), role="director" if key == "director" else "table",
@@ -173,6 +173,22 @@ class Store:
         return parse_card(self.row["card_text"], self.row["card_name"])
 
     # --- what changes -----------------------------------------------------------------------------------------
+
+    @property
+    def event(self) -> str:
+        """This tournament's identity, which a table's queue records with each report so that a report is only
+        ever sent to the event it was made for: from its name and the moment it was created (the same in every
+        process and after a restart; another event, even of the same name on the same server, differs)."""
+        made = self.row["created_at"]
+        made = made.replace(tzinfo=UTC) if made.tzinfo is None else made.astimezone(UTC)
+        return hashlib.sha256(f"{self.name}\n{made.isoformat()}".encode()).hexdigest()[:16]
+
+    def finished(self, conn: Connection | None = None) -> bool:
+        """Whether the last round was closed (the tournament is over)."""
+        if conn is None:
+            with self.reader.connect() as c:
+                return self.finished(c)
+        return conn.execute(select(db.tournament.c.finished_at)).scalar_one() is not None
 
     def current_round(self, conn: Connection | None = None) -> int:
         if conn is None:
@@ -238,34 +254,6 @@ class Store:
 
     # --- rounds and standings ---------------------------------------------------------------------------------
 
-    def next_round(self, force: bool = False, who: str = "director") -> int:
-        """Close the current round and seat the next by the rotation. Refused while a game is unreported or a
-        dispute is open, unless ``force``: then each unreported game is recorded as not finished in time."""
-        from assistant.tournament.reports import missing_games, open_disputes, record_unfinished
-
-        with self.engine.begin() as conn:
-            current = self.current_round(conn)
-            if current >= self.rounds:
-                raise TournamentError(f"round {current} is the last of {self.rounds}; nothing to seat", 409)
-            missing = missing_games(self, current, conn)
-            disputed = open_disputes(conn, current)
-            if disputed:
-                raise TournamentError(f"round {current} has {len(disputed)} open dispute(s) (table/game: "
-                                      + ", ".join(f"{d['table_no']}/{d['game']}" for d in disputed)
-                                      + "); resolve them on the director's page first", 409)
-            if missing and not force:
-                raise TournamentError(f"round {current} still lacks {len(missing)} game(s) (table/game: "
-                                      + ", ".join(f"{t}/{g}" for t, g in missing[:12])
-                                      + (", ..." if len(missing) > 12 else "")
-                                      + "); or --force to score them as not finished in time", 409)
-            for table, game in missing:
-                record_unfinished(self, conn, current, table, game, who)
-            prev = {name: (t, x) for t, seat in self.seating(current, conn).items() for x, name in seat.items()}
-            ids = dict(conn.execute(select(db.players.c.name, db.players.c.id)).all())
-            _save_seating(conn, current + 1, rotate(prev, self.tables), ids)
-            conn.execute(update(db.tournament).values(current_round=current + 1))
-        return current + 1
-
     def scored_games(self, conn: Connection) -> list[tuple[dict, ScoredGame]]:
         """Every counted game, in order, with who sat where."""
         from assistant.tournament.hands import result_of
@@ -314,7 +302,8 @@ def caller(token: str, row: Row | None) -> tuple[Role, int]:
     return Role(row.role, row.table_no), row.current_round
 
 
-def _save_seating(conn: Connection, round_no: int, seating: Seating, ids: Mapping[str, int]) -> None:
+def save_seating(conn: Connection, round_no: int, seating: Seating, ids: Mapping[str, int]) -> None:
+    """Seat ``round_no``: ``seating`` {name: (table, letter)}, ``ids`` {name: player id}."""
     conn.execute(insert(db.seats), [{"round": round_no, "table_no": t, "letter": x, "player_id": ids[name]}
                                     for name, (t, x) in seating.items()])
 

@@ -52,7 +52,7 @@ $("next-round").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   try {
     const out = await postJSON("/api/round", { force: $("force").checked, who: $("round-who").value });
-    say(`Round ${out.round} is seated.`, true);
+    say(out.finished ? `Round ${out.closed} is closed: the tournament is over.` : `Round ${out.round} is seated.`, true);
   } catch (e) {
     say(`Not done: ${e.message}`, false);
   }
