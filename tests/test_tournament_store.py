@@ -261,3 +261,28 @@ def test_what_is_kept_of_a_result_is_every_field_as_asdict_gives_it(result):
     """Reports already stored were compared by the JSON of dataclasses.asdict: the faster copy must match it."""
     assert canonical(result) == json.dumps(asdict(result), sort_keys=True, separators=(",", ":"))
     assert result_of(stored_body(result, {"east": "A"})) == result
+
+
+def test_a_table_token_reports_only_the_round_in_play(made):
+    """Once its round is closed a table's token may resend what was taken (answered as before) but reports and
+    disputes nothing new; the director's token still may. Closing the last round ends the tournament."""
+    store, tokens = made
+    taken = submit(store, tokens["1"], wall(1, 1, client="phone-1-1"))
+    assert close_round(store, force=True).round == 2
+    assert submit(store, tokens["1"], wall(1, 1, client="phone-1-1"))["status"] == "duplicate"
+    for late in (win(1, 1), wall(1, 2)):  # a dispute of a counted game, a game the close scored unfinished
+        with pytest.raises(TournamentError, match=r"round 1 is closed \(the current round is 2\)") as exc:
+            submit(store, tokens["1"], late)
+        assert exc.value.status == 409 and "the director corrects" in str(exc.value)
+    assert _count(store, db.disputes) == 0
+    assert submit(store, tokens["director"], win(1, 1))["status"] == "disputed"  # the director still may
+    assert submit(store, tokens["1"], wall(1, 1, round_no=2))["status"] == "counted"
+    resolve(store, 1, keep=True, who="TD", why="the sheet says wall")
+    assert close_round(store, force=True).round == 3
+    closed = close_round(store, force=True)
+    assert (closed.closed, closed.round, closed.finished) == (3, 3, True) and store.finished()
+    with pytest.raises(TournamentError, match=r"round 3 is closed \(the tournament is over\)"):
+        submit(store, tokens["2"], wall(2, 1, round_no=3))
+    with pytest.raises(TournamentError, match="the tournament is over"):
+        close_round(store, force=True)
+    assert taken["status"] == "counted"

@@ -35,6 +35,7 @@ from assistant.tournament import reports
 from assistant.tournament.address import host_of
 from assistant.tournament.db import DB_THREADS, warm
 from assistant.tournament.hands import fields_of, result_of
+from assistant.tournament.rounds import close_round
 from assistant.tournament.store import Role, Store, TournamentError
 from assistant.tournament.workers import WorkerError, serve_as_worker, start_workers
 from engine.tournament import east_of_game
@@ -167,8 +168,9 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
         body = await body_of(request)
         if not isinstance(body, dict):
             raise TournamentError('say {"force": false, "who": NAME}')
-        new = await run_in_threadpool(store.next_round, bool(body.get("force")), str(body.get("who") or "director"))
-        return JSONResponse({"round": new})
+        closed = await run_in_threadpool(close_round, store, bool(body.get("force")),
+                                         str(body.get("who") or "director"))
+        return JSONResponse(closed.to_json())
 
     routes = [Route("/", index), Route("/static/{name}", static),
               Route("/standings", guarded("public")(page("standings"))),
