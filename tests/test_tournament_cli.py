@@ -59,7 +59,7 @@ def test_the_same_seed_seats_the_same_way(capsys, tmp_path):
 
 @pytest.mark.parametrize(("lines", "message"), [
     (["name", "Ann", "Bea", "ann ", "Cy"], "players.csv:4: duplicate name 'ann' (first on line 2)"),
-    (["name", "Ann", "", "Bea", "  ", "Cy"], None),  # blank lines are skipped, not missing names
+    (["name", "Ann", "Bea", "Cy", "", "  "], None),  # blank lines after the last player are skipped
     (["name,club", "Ann,x", ",y", "Bea,z"], "players.csv:3: missing name"),
     (["name,table", "Ann,1"], "give both 'table' and 'seat'"),
     (["name,table,seat", "Ann,1,A", "Bea,1,E", "Cy,1,C"], "players.csv:3: Bea: table must be a number and seat"),
