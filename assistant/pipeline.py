@@ -45,7 +45,8 @@ HELP_REPEAT_S = 15.0
 class Timing:
     """Wall-clock (time.monotonic) marks for the figures: when a frame was shown and when its rulings went out."""
 
-    window_closed: list[tuple[float, float, int]] = field(default_factory=list)  # (ruling t, signalled at, frame)
+    #: (ruling, signalled at, frame) for every window close this session signalled (none while a resume catches up)
+    window_closed: list[tuple[Ruling, float, int]] = field(default_factory=list)
     frames: int = 0
     frame_seconds: float = 0.0
 
@@ -162,15 +163,15 @@ class Assistant:
             self.view.apply(r.to_json())
             return
         if r.kind == "window_closed":
-            self.timing.window_closed.append((r.t, time.monotonic(), self.frame))
+            self.timing.window_closed.append((r, time.monotonic(), self.frame))
         if self.board is not None:
             if r.kind in ("corrected", "confirmed", "question_dropped"):  # the (replayed) game's lights again
                 self.board.set_leds(board_state_from(r.data.get("state") or self.referee.snapshot()))
             self.board.signal(r)
         if self.view.apply(r.to_json()) and self.display is not None:
             self.display.publish(self.view.snapshot())
-        if self.speaker is not None and not quiet:
-            self.speaker.announce(r, self.name)
+        if self.speaker is not None:  # a quiet ruling is not said but still ends what it makes untrue
+            self.speaker.announce(r, self.name, say=not quiet)
         if self.console is not None and not quiet:
             self.console.ruling(r, self.board)
         if self.reporter is not None:

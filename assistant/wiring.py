@@ -119,10 +119,12 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
 
     if opts.display and profile.display.enabled:
         from assistant.display import DisplayServer
+        from assistant.display.seats import SeatPages
 
         d = profile.display
+        seats = SeatPages(profile.players, model=lambda: seat_model(profile), card=lambda: assistant.referee.card)
         server = DisplayServer(d.host, d.port, d.token, d.text_size, on_correction=assistant.request,
-                               initial=assistant.view.snapshot())
+                               initial=assistant.view.snapshot(), seats=seats)
         try:
             server.start()
         except OSError as exc:
@@ -133,11 +135,19 @@ def build(profile: Profile, opts: Options, stack: ExitStack, journal: Any = None
     return assistant
 
 
+def seat_model(profile: Profile) -> Any:
+    """The tile model a seat's rack photo is read with: the profile's learned set, as the camera's."""
+    from assistant.session import open_model
+
+    return open_model(profile.camera.tile_set)
+
+
 KEY_HELP = ("keys: u = undo the last thing (a correction, else the last ruling) | ok / cancel = do / leave a "
             "correction that ends or restarts a game | f TILE = the last discard was really TILE | hand TILE as "
             "TILE = a tile of the hand shown was misread | c SEAT [mj] = claim for seat 0-3 (East South West "
             "North), mj for Mah Jongg | y / n [ID] = yes / no to the question (the newest, or number ID) | east "
             "SEAT / turn SEAT / wall N = a game joined in progress: who is East, whose turn it is, wall tiles left "
+            "| link SEAT / relink SEAT = a seat's private page link (relink: a new one, the old one stops working) "
             "| r = repeat | who = whose turn | wind [SEAT] = seat winds | out TILE = how many of TILE are out "
             "| h = this help")
 
@@ -175,6 +185,11 @@ def parse_key_command(line: str) -> dict | str:
             if rest and cmd.startswith("wind") and seat is None:
                 return f"not done: {rest[0]!r} is not a seat (east, south, west, north or 0-3)"
             return {"ask": {"r": "repeat", "repeat": "repeat", "who": "turn"}.get(cmd, "wind"), "seat": seat}
+        if cmd in ("link", "relink"):
+            seat = seat_number(rest[0]) if rest else None
+            if seat is None:
+                return f"not done: say {cmd} SEAT (east, south, west, north or 0-3)"
+            return {"seat_link": seat, "reissue": cmd == "relink"}
         if cmd == "out":
             return {"ask": "out", "tile": parse_tile(" ".join(rest))}
         if cmd in ("c", "claim"):
@@ -186,17 +201,39 @@ def parse_key_command(line: str) -> dict | str:
     return KEY_HELP
 
 
+#: What each of a player's questions is about (assistant.speech_facts): the answer is made again if it changes
+#: before it is said.
+ANSWER_TOPICS = {"repeat": "news", "turn": "turn", "wind": "game", "out": "floor"}
+
+
 def answer_aloud(assistant: Assistant, question: dict) -> str:
     """Answer a player's question (repeat, whose turn, seat winds, how many out) on the terminal and aloud,
-    ahead of anything less important still queued."""
+    ahead of anything less important, interrupting a long sentence (assistant.speech)."""
     from assistant.display.answers import ask
-    from assistant.speech import QUIET
 
-    text = ask(assistant.view, question["ask"], question.get("tile"), question.get("seat"))
+    def make() -> str:
+        return ask(assistant.view, question["ask"], question.get("tile"), question.get("seat"))
+
+    text = make()
     assistant.console.text(text)
     if assistant.speaker is not None:
-        assistant.speaker.say(text, QUIET, "answer")
+        assistant.speaker.answer(make, ANSWER_TOPICS[question["ask"]])
     return text
+
+
+def seat_link(assistant: Assistant, seat: int, reissue: bool) -> None:
+    """Show a seat's private page link and QR code on the console, after replacing it when ``reissue`` (a link
+    someone else saw: the old one stops working at once)."""
+    from assistant.display.seats import tell_links
+
+    server = assistant.display
+    if server is None or server.seats is None:
+        assistant.console.text("no display is running, so there are no seat pages")
+        return
+    if reissue:
+        server.seats.reissue(seat)
+        assistant.console.text(f"{server.seats.label(seat)}: a new private link; the old one no longer works")
+    tell_links(server.seats, assistant.console.text, server.host, [seat], qr=not assistant.console.json)
 
 
 def seat_number(word: str) -> int | None:
@@ -218,6 +255,8 @@ def start_keyboard(assistant: Assistant, stream: Any = None) -> threading.Thread
                 got = parse_key_command(line)
                 if isinstance(got, dict) and "ask" in got:
                     answer_aloud(assistant, got)
+                elif isinstance(got, dict) and "seat_link" in got:
+                    seat_link(assistant, got["seat_link"], got["reissue"])
                 elif isinstance(got, dict):
                     got["source"] = "keyboard"
                     assistant.console.text(assistant.request(got)["message"])

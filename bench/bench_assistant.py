@@ -105,9 +105,8 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
     pins = a.board.rig.pin_changes() if a is not None and a.board is not None and a.board.rig else []
     reds = led_red_times(pins)
     t0 = source.t0
-    closes = [r for r in a.rulings if r.kind == "window_closed"]
-    by_rack = [(r.t, signalled) for r, (_, signalled, _) in zip(closes, a.timing.window_closed, strict=True)
-               if r.data.get("reason") == "racked"]
+    # Only the closes this run signalled: the rulings replayed from the primed journal went out before it.
+    by_rack = [(r.t, signalled) for r, signalled, _ in a.timing.window_closed if r.data.get("reason") == "racked"]
     latencies, board_ms, missed = [], [], 0
     for t_true in truth_window_racks(truth):
         # the pipeline's window_closed for this rack: reason "racked", ruled within 1 s of the true moment

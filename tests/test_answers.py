@@ -42,7 +42,18 @@ def test_keys_ask_and_the_answer_is_spoken_and_printed():
     assert "not a seat" in parse_key_command("wind sout")
     printed, said = [], []
     assistant = SimpleNamespace(view=_view(), console=SimpleNamespace(text=printed.append),
-                                speaker=SimpleNamespace(say=lambda text, level, kind: said.append((text, kind))))
+                                speaker=SimpleNamespace(answer=lambda make, topic: said.append((make(), topic))))
     answer_aloud(assistant, parse_key_command("out 3B"))
     text = "3 Three Bams are out of 4: 1 discarded, 2 exposed."
-    assert printed == [text] and said == [(text, "answer")]
+    assert printed == [text] and said == [(text, "floor")]
+
+
+def test_seats_without_names_are_not_said_as_bare_winds():
+    """Issue 43: "East sits East." answered the wind question at a table without names."""
+    view = TableView(("East", "South", "West", "North"))
+    assert ask(view, "wind") == "No names are set: the East, South, West and North seats are called by their wind."
+    assert ask(view, "wind", seat=0) == "The East seat has no player's name set: it is called the East player."
+    view.apply({"kind": "turn", "t": 0.0, "seat": 3, "data": {}})
+    assert ask(view, "turn") == "It is the North player's turn."
+    mixed = TableView(("Ada", "Bob", "Cy", "North"))
+    assert ask(mixed, "wind") == "Ada sits East. Bob sits South. Cy sits West. The North seat is called by its wind."

@@ -1,16 +1,16 @@
 """Speech: sentences for rulings, real espeak-ng synthesis measured, and a queue that never blocks."""
 
 import shutil
-import threading
 import time
 import wave
 from types import SimpleNamespace as R
 
 import numpy as np
 import pytest
+from speech_kit import Voice
 
 from assistant.profile import Profile
-from assistant.speech import QUIET, Speaker, announcement_for, synthesize_wav
+from assistant.speech import CALL, NOTICE, QUIET, Speaker, announcement_for, synthesize_wav
 
 name = Profile(players=("Ada", "Bob", "Cy", "Di")).player
 
@@ -67,31 +67,22 @@ def test_flite_voice(tmp_path):
 
 
 def test_queue_never_blocks_and_drops_stale_announcements():
-    gate = threading.Event()
-    said = []
-
-    def slow_speak(text):
-        gate.wait(5)
-        said.append(text)
-
-    sp = Speaker(speak=slow_speak, max_delay=0.2, queue_size=3)
+    first = "A long first sentence that takes a good few seconds to say"
+    voice = Voice(lambda text: 5 if text == first else 0)
+    sp = Speaker(play=voice, max_delay=0.2, queue_size=3)
     start = time.perf_counter()
-    sp.say("first")
-    time.sleep(0.05)  # the worker is now stuck speaking "first"
-    for tile in ["1B", "2B", "3B", "4B", "5B"]:
-        sp.announce(R(kind="window_opened", seat=0, data={"tile": tile}), name)
+    sp.say(first, priority=CALL)
+    voice.wait_started()  # the worker is now busy saying "first"
     for i in range(10):
-        sp.say(f"note {i}", level=1, kind="info")
+        sp.say(f"note {i}", level=1, kind="info", priority=NOTICE)
     sp.announce(R(kind="mahjong_verified", seat=0, data={"value": 25}), name)
     assert time.perf_counter() - start < 0.2, "enqueueing blocked"
-    time.sleep(0.3)  # discards and notes are now stale; Mah Jongg may wait longer
-    gate.set()
     assert sp.drain(5)
     sp.close()
-    assert said[0] == "first"
-    assert "Mah Jongg, Ada, 25" in said
-    assert not any(s.startswith("Ada, One Bam") or s.startswith("note") for s in said)
-    assert sp.dropped >= 14
+    # the result interrupted the long sentence, which is said again after it
+    assert voice.texts == [first, "Mah Jongg, Ada, 25", first]
+    assert not any(s.startswith("note") for s in voice.texts)
+    assert sp.dropped >= 9
 
 
 @pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng")
@@ -195,9 +186,11 @@ def _wait_started(started, n=1):
 def test_a_discard_cuts_a_camera_notice_and_goes_ahead_of_waiting_ones(monkeypatch):
     """A long "Please check: the camera ..." must not hold a discard back (the window on it is open now)."""
     sp, started = _timed_speaker(monkeypatch, lambda text: 10 if "camera" in text else 0.1)
-    sp.announce(R(kind="help", seat=None, data={"message": "the camera is dropping frames"}), name)
+    sp.announce(R(kind="help", seat=None, data={"message": "the camera is dropping frames", "source": "camera",
+                                                "problem": "frames_dropped"}), name)
     _wait_started(started)
-    sp.announce(R(kind="help", seat=None, data={"message": "the light changed"}), name)
+    sp.announce(R(kind="help", seat=None, data={"message": "the light changed", "source": "camera",
+                                                "problem": "light"}), name)
     sp.announce(R(kind="window_opened", seat=3, data={"tile": "8B"}), name)
     assert sp.drain(5)
     sp.close()
@@ -214,3 +207,112 @@ def test_a_discard_never_cuts_a_mah_jongg(monkeypatch):
     assert sp.drain(5)
     sp.close()
     assert sp.interrupted == 0 and started == ["Mah Jongg, Ada, 25", "Di, Eight Bam"]
+
+
+# --- issue 43: what is said is true, the most important first ---------------------------------------------------
+
+def _rule(sp, kind, seat=None, **data):
+    return sp.announce(R(kind=kind, seat=seat, data=data), name)
+
+
+def _speaker(seconds):
+    voice = Voice(seconds)
+    return Speaker(play=voice, verbosity="verbose"), voice
+
+
+def test_window_closed_is_never_said_after_the_next_discard():
+    """"North, One Bam" then a "Window closed" that was about the discard before it told a player that a tile
+    she could still call was gone."""
+    sp, voice = _speaker(lambda text: 0.4)
+    _rule(sp, "window_opened", 2, tile="3C")
+    assert voice.wait_started()
+    _rule(sp, "window_closed")  # waits behind "Cy, Three Crak"
+    _rule(sp, "window_opened", 3, tile="1B")
+    assert sp.drain(5)
+    sp.close()
+    assert "Window closed" not in voice.texts and voice.texts[-1] == "Di, One Bam"
+
+
+def test_mah_jongg_cuts_a_question_the_game_answered():
+    """A reader's question raised in the frame of the verified Mah Jongg ("Did East take the North wind ...")
+    was said in full, 6 s, before the Mah Jongg. The Mah Jongg ends it: cut at once, never said again."""
+    question = "Did Ada take the North wind for Mah Jongg? Press the call button to claim it."
+    sp, voice = _speaker(lambda text: 6.0 if "Did Ada" in text else 0.2)
+    _rule(sp, "window_opened", 3, tile="N")
+    assert voice.wait_started()
+    time.sleep(0.3)  # said
+    _rule(sp, "help", 0, message=question, source="reader")
+    assert voice.wait_started(2)  # the question is being said
+    start = time.monotonic()
+    _rule(sp, "mahjong_verified", 0, value=30)
+    _rule(sp, "settlement", payments={"0": 60, "1": -20, "2": -20, "3": -20})
+    assert voice.wait_started(3)
+    assert voice.start_of("Mah Jongg, Ada, 30") - start < 0.5
+    assert sp.drain(5)
+    sp.close()
+    assert voice.texts == ["Di, North wind", f"Please check: {question}", "Mah Jongg, Ada, 30",
+                           "Bob pays 20. Cy pays 20. Di pays 20. Ada receives 60."]
+    assert sp.log[1].cut == "untrue"
+
+
+def test_an_answer_interrupts_the_payments_which_are_said_again():
+    """`r` after the game was answered 6.2 s later, behind the payments."""
+    pay = "Bob pays 100. Cy pays 100. Di pays 100. Ada receives 300."
+    sp, voice = _speaker(lambda text: 5.0 if text == pay else 0.2)
+    _rule(sp, "mahjong_verified", 0, value=25)
+    _rule(sp, "settlement", payments={"0": 300, "1": -100, "2": -100, "3": -100})
+    assert voice.wait_started(2)
+    asked = time.monotonic()
+    sp.answer(lambda: "Mah Jongg verified for Ada, 25 points.", "news")
+    assert voice.wait_started(3) and voice.start_of("Mah Jongg verified for Ada, 25 points.") - asked < 0.5
+    assert sp.drain(10)
+    sp.close()
+    assert voice.texts == ["Mah Jongg, Ada, 25", pay, "Mah Jongg verified for Ada, 25 points.", pay]
+    assert [s.cut for s in sp.log] == ["", "interrupted", "", ""]
+
+
+def test_a_short_sentence_is_let_finish():
+    sp, voice = _speaker(lambda text: 0.3)
+    _rule(sp, "window_opened", 1, tile="5D")
+    assert voice.wait_started()
+    _rule(sp, "claim_pending", 2, purpose="exposure")  # more important, but "Bob, Five Dot" is nearly said
+    assert sp.drain(5)
+    sp.close()
+    assert voice.texts == ["Bob, Five Dot", "Cy calls"] and sp.interrupted == 0
+
+
+def test_an_answered_question_is_never_said():
+    sp, voice = _speaker(lambda text: 1.0)
+    _rule(sp, "window_opened", 1, tile="5D")
+    assert voice.wait_started()
+    _rule(sp, "question", 1, id=4, reason="invalid exposure", penalty="dead_hand")
+    _rule(sp, "question", 2, id=5, reason="discard out of turn", penalty="pays_for_table")
+    _rule(sp, "question_dropped", 1, id=4, reason="answered no")
+    _rule(sp, "confirmed", 2, id=5, state={"stage": "play", "seats": []})
+    assert sp.drain(5)
+    sp.close()
+    assert not any("camera saw" in t for t in voice.texts)
+
+
+def test_an_answer_is_made_again_when_what_it_answers_changes_before_it_is_said():
+    sp, voice = _speaker(lambda text: 2.0)
+    turn = ["Bob"]
+    sp.announce(R(kind="question", seat=None, data={"id": 1, "reason": "a fault"}), name)  # busy for 2 s
+    assert voice.wait_started()
+    sp.answer(lambda: f"It is {turn[0]}'s turn.", "turn")
+    turn[0] = "Cy"
+    _rule(sp, "turn", 2)  # the answer waiting is about the turn before
+    assert sp.drain(10)
+    sp.close()
+    assert "It is Cy's turn." in voice.texts and "It is Bob's turn." not in voice.texts
+
+
+def test_unnamed_seats_are_said_as_players_not_winds():
+    """"North, East wind": the seat sounded like a wind next to the tile."""
+    from assistant.speech import spoken_seat
+
+    unnamed = spoken_seat(Profile().player)
+    said = announcement_for(R(kind="window_opened", seat=3, data={"tile": "E"}), unnamed)
+    assert said.text == "North player, East wind"
+    assert announcement_for(R(kind="window_opened", seat=3, data={"tile": "E"}), spoken_seat(name)).text \
+        == "Di, East wind"

@@ -28,16 +28,34 @@ def repeat(view: Any) -> str:
     return view.last_announcement or "Nothing has been said yet."
 
 
+def _named(seat: dict) -> bool:
+    """Whether the seat has a player's name (not just its wind, which is what an unnamed seat is called)."""
+    return seat["name"] != seat["wind"]
+
+
 def whose_turn(view: Any) -> str:
     if view.turn is None:
         return "It is nobody's turn now." if view.window == "over" else "Whose turn it is is not known yet."
-    return f"It is {view.name(view.turn)}'s turn ({view.seats[view.turn]['wind']})."
+    seat = view.seats[view.turn]
+    if _named(seat):
+        return f"It is {seat['name']}'s turn ({seat['wind']})."
+    return f"It is the {seat['wind']} player's turn."
 
 
 def seat_winds(view: Any, seat: int | None = None) -> str:
-    """Every seat's wind, or one seat's ("Bob sits South")."""
+    """Every named seat's wind ("Bob sits South."), or one seat's. A seat without a player's name is called by
+    its wind, so "East sits East" would say nothing: those are said as such."""
     seats = [view.seats[seat]] if seat is not None else [s for s in view.seats if s["in_play"]]
-    return " ".join(f"{s['name']} sits {s['wind']}." for s in seats)
+    named = [f"{s['name']} sits {s['wind']}." for s in seats if _named(s)]
+    unnamed = [s["wind"] for s in seats if not _named(s)]
+    if unnamed and seat is not None:
+        return f"The {unnamed[0]} seat has no player's name set: it is called the {unnamed[0]} player."
+    if unnamed:
+        winds = ", ".join(unnamed[:-1]) + (" and " if len(unnamed) > 1 else "") + unnamed[-1]
+        one = len(unnamed) == 1
+        named.append(f"{'The' if named else 'No names are set: the'} {winds} seat{'' if one else 's'} "
+                     f"{'is' if one else 'are'} called by {'its' if one else 'their'} wind.")
+    return " ".join(named)
 
 
 def tiles_out(view: Any, tile: str) -> str:
