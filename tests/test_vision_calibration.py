@@ -194,3 +194,33 @@ def test_calibrate_table_reads_a_video_through_the_camera_opener(tmp_path, capsy
     assert cal.source == "markers" and len(cal.marker_image) == 4
     assert main(["calibrate", "table", "--video", str(tmp_path / "none.mp4"), "--out", str(out)]) == 2
     assert "none.mp4: cannot open" in capsys.readouterr().err
+
+
+def test_corners_are_the_tables_own_corners_and_at_markers_keeps_the_old_meaning(tmp_path, capsys):
+    """What a person clicks is the table's edge: `--corners` maps the four points to the table's corners (the one
+    to the right of East first), so the table's middle and edges land where they are in the picture. Before, the
+    points were taken for the markers' centres, 50 mm inside: a table clicked at its corners came out 100 mm
+    larger than typed. `--at-markers` keeps that meaning for points taken the old way."""
+    from assistant.cli import main
+
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), 60, np.uint8))
+    clicked = "1100,650 1000,60 200,80 120,680"      # the table's corners right of East, South, West, North
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "table", "--image", str(image), "--corners", clicked, "--table-mm", "800",
+                 "--out", str(out)]) == 0
+    cal = Calibration.load(out)
+    assert cal.source == "manual"
+    points = parse_corners(clicked)
+    corners = np.float64([[800, 800], [800, 0], [0, 0], [0, 800]])
+    assert np.allclose(cal.to_image(corners), [points[i] for i in range(4)], atol=0.01)
+    assert np.allclose(cal.to_table(np.float64([points[2]])), [[0, 0]], atol=0.01)
+    # the markers' places (for the bump check) are 50 mm in from the clicked corners
+    assert np.allclose(cal.to_table(np.float64([cal.marker_image[2]])), [[50, 50]], atol=0.01)
+
+    assert main(["calibrate", "table", "--image", str(image), "--corners", clicked, "--table-mm", "800",
+                 "--at-markers", "--out", str(out)]) == 0
+    old = Calibration.load(out)
+    assert np.allclose(old.to_table(np.float64([points[2]])), [[50, 50]], atol=0.01)
+    assert main(["calibrate", "table", "--image", str(image), "--at-markers", "--out", str(out)]) == 2
+    assert "give --corners too" in capsys.readouterr().err

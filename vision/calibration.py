@@ -332,6 +332,28 @@ def calibrate_from_points(image_pts: dict[int, np.ndarray | tuple[float, float]]
                        marker_image={i: tuple(map(float, image_pts[i])) for i in SEATS}, layout=layout)
 
 
+def table_corners(layout: TableLayout) -> dict[int, tuple[float, float]]:
+    """The table's own corners in table mm, keyed like the markers: the corner to the right of each seat."""
+    s = layout.size_mm
+    return {0: (s, s), 1: (s, 0.0), 2: (0.0, 0.0), 3: (0.0, s)}
+
+
+def calibrate_from_corners(corners: dict[int, tuple[float, float]], image_size: tuple[int, int],
+                           layout: TableLayout | None = None) -> Calibration:
+    """Homography from the table's own four corners in the image (what a person clicks: the corner to the right
+    of East, South, West, North), without markers. ``marker_image`` then holds where markers would be."""
+    layout = layout or TableLayout()
+    inset = layout.marker_inset_mm
+    inside = {i: (x + (inset if x == 0 else -inset), y + (inset if y == 0 else -inset))
+              for i, (x, y) in table_corners(layout).items()}
+    src = np.float32([table_corners(layout)[i] for i in SEATS])
+    h = cv2.getPerspectiveTransform(src, np.float32([corners[i] for i in SEATS]))
+    if not np.all(np.isfinite(h)) or abs(np.linalg.det(h)) < 1e-12:
+        raise CalibrationError("the four corners are degenerate (three in a line?)")
+    at = cv2.perspectiveTransform(np.float64([inside[i] for i in SEATS]).reshape(-1, 1, 2), h).reshape(-1, 2)
+    return calibrate_from_points({i: at[i] for i in SEATS}, image_size, layout, source="manual")
+
+
 def calibrate_frame(frame: np.ndarray, layout: TableLayout | None = None) -> Calibration:
     """Find the four markers in ``frame`` and calibrate; ``CalibrationError`` says which are missing."""
     h, w = frame.shape[:2]

@@ -1,7 +1,8 @@
 """``mahj calibrate``: print the corner markers, find the table in the camera picture, save the calibration.
 
     mahj calibrate markers [--out markers]            # markers.png + markers.pdf (print at 100 %)
-    mahj calibrate table --camera 0 | --video F | --image F [--corners "x,y x,y x,y x,y"] [--out calibration.json]
+    mahj calibrate table --camera 0 | --video F | --image F [--corners "x,y x,y x,y x,y" [--at-markers]]
+                         [--table-mm 900] [--out calibration.json]
     mahj calibrate show calibration.json --image F --out overlay.png      # draw the regions to check them
 
 The calibration JSON holds the table->image homography, which seat sits where, and the regions (per seat: rack
@@ -25,6 +26,7 @@ from vision.calibration import (
     Calibration,
     CalibrationError,
     TableLayout,
+    calibrate_from_corners,
     calibrate_from_points,
     detect_markers,
     marker_page,
@@ -50,10 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--camera", type=int, help="camera index")
     src.add_argument("--video", type=Path, help="a video file")
     src.add_argument("--image", type=Path, help="a still image")
-    t.add_argument("--corners", help='manual fallback: image points "x,y x,y x,y x,y" of the corners to the right '
-                                     "of East, South, West, North (where the markers would be)")
+    t.add_argument("--corners", help='no markers: image points "x,y x,y x,y x,y" of the table\'s own corners, the '
+                                     "one to the right of East, then South, West, North (the table's edge, as you "
+                                     "would click it)")
+    t.add_argument("--at-markers", action="store_true",
+                   help="--corners are where the markers' centres would be, 50 mm in from each edge (what --corners "
+                        "meant before 2026-11-28)")
     t.add_argument("--table-mm", type=float, default=TableLayout.size_mm,
-                   help="table side; marker centres sit 50 mm in from each edge")
+                   help="table side in mm (the playing surface the corners bound); marker centres sit 50 mm in")
     t.add_argument("--frames", type=int, default=60, help="how many frames to try for markers (camera/video)")
     t.add_argument("--out", type=Path, default=Path("calibration.json"))
     t.add_argument("--json", action="store_true")
@@ -108,6 +114,8 @@ def _grab_frames(args: argparse.Namespace):
 
 def run_table(args: argparse.Namespace) -> int:
     layout = TableLayout(size_mm=args.table_mm)
+    if args.at_markers and not args.corners:
+        return report_error("--at-markers says what --corners' points are: give --corners too", json_mode=args.json)
     try:
         cal = None
         seen: dict[int, np.ndarray] = {}
@@ -116,7 +124,9 @@ def run_table(args: argparse.Namespace) -> int:
             last = frame
             h, w = frame.shape[:2]
             if args.corners:
-                cal = calibrate_from_points(parse_corners(args.corners), (w, h), layout, source="manual")
+                points = parse_corners(args.corners)
+                cal = (calibrate_from_points(points, (w, h), layout, source="manual") if args.at_markers
+                       else calibrate_from_corners(points, (w, h), layout))
                 break
             seen.update(detect_markers(frame))
             if len(seen) == 4:
