@@ -1,33 +1,29 @@
 """A player's own rack from a phone photo (issue 44, "my hand"): the tiles in rack order, the doubtful ones marked,
-and the counts that cannot be.
+and the photo's own problems.
 
 The photo is read by ``TileModel.detect``, the call ``mahj detect`` makes, with the model the profile's learned
 set gives (``assistant.session.open_model``): a rack photo is one more still image with square pixels. What this
 module adds is what a hand needs: the order the tiles stand in (rows top to bottom, each left to right), a tile
 the classifier is not sure of kept as a question with its likeliest alternatives (never silently taken as read),
-and the counts no set can produce, pointed out in words.
+and what to do about an empty photo, tiles seen from behind, or a photo of another set. The counts no set can
+produce are ``engine.card.advice.count_problems``.
 """
 
 from __future__ import annotations
 
-import io
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
-from engine.tiles import JOKER, SET_COUNTS, name_or_code, sort_key
+from engine.tiles import name_or_code, sort_key
+from vision.image_file import MAX_PIXELS, declared_size
 
 #: The most bytes a photo may have when it reaches the server. The page shrinks a photo to about 0.3-1 MB
 #: before sending it; a phone's own 12-50 MP JPEG (4-25 MB) sent unshrunk still fits.
 MAX_PHOTO_BYTES = 25 * 2**20
-#: The most pixels a photo may say it has, read from its header before it is decoded (a 200 MP phone's photo).
-MAX_PHOTO_PIXELS = 210_000_000
 #: A face-up tile whose kind the classifier gives less than this (its calibrated probability) is asked about.
 DOUBTFUL_BELOW = 0.75
-#: Tiles a hand holds at most (13, and the one picked on one's turn).
-HAND_MAX = 14
 #: More than this share of a photo's tiles doubtful: the photo is likely of another set, or badly lit.
 WRONG_SET_SHARE = 0.5
 
@@ -81,28 +77,15 @@ class RackReading:
         return out
 
 
-def photo_pixels(data: bytes) -> tuple[int, int] | None:
-    """The (width, height) an image file's header gives, without decoding its pixels; None if the header is not
-    one Pillow knows (the decoder then says what it is)."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            return img.size
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
-        return None
-
-
 def check_photo(data: bytes) -> None:
     """Refuse a photo too large to read, by its bytes or by the pixels its header announces, before decoding."""
     if len(data) > MAX_PHOTO_BYTES:
         raise PhotoRefused(f"The photo is {len(data) / 2**20:.1f} MB; the most mahj reads is "
                            f"{MAX_PHOTO_BYTES // 2**20} MB. Take it again with the page's camera button.", 413)
-    size = photo_pixels(data)
-    if size is not None and size[0] * size[1] > MAX_PHOTO_PIXELS:
+    size = declared_size(data)
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
         raise PhotoRefused(f"The photo is {size[0]} x {size[1]} pixels; the most mahj reads is "
-                           f"{MAX_PHOTO_PIXELS // 1_000_000} million. Take it again with the page's camera button.",
-                           413)
+                           f"{MAX_PIXELS // 1_000_000} million. Take it again with the page's camera button.", 413)
 
 
 def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
@@ -138,27 +121,3 @@ def read_rack(model: Any, image: Any) -> RackReading:
 def sorted_tiles(tiles: Iterable[str]) -> list[str]:
     """Tiles in the card's order: Bams, Craks, Dots 1-9, winds, dragons, Flowers, Jokers."""
     return sorted(tiles, key=sort_key)
-
-
-def count_problems(rack: list[str], exposed: Iterable[str] = (), seen: Iterable[str] = (),
-                   jokers_in_set: int = SET_COUNTS[JOKER]) -> list[str]:
-    """The counts that cannot be, in words: more than a hand holds, more of a kind than the set has (with her own
-    exposures, and with what lies face up elsewhere on the table: ``seen``), more Jokers than the set has."""
-    out = []
-    own = Counter(rack) + Counter(exposed)
-    total = sum(own.values())
-    if total > HAND_MAX:
-        out.append(f"{total} tiles read{' with your exposures' if any(True for _ in exposed) else ''}: a hand "
-                   f"holds at most {HAND_MAX}. Is a tile of the wall or a neighbour's in the photo?")
-    table = Counter(seen)
-    for code in sorted_tiles(own):
-        limit = jokers_in_set if code == JOKER else SET_COUNTS[code]
-        name = name_or_code(code)
-        plural = "s" if code == JOKER else ""
-        if own[code] > limit:
-            out.append(f"{own[code]} {name}{plural}: the set has only {limit}. One of them is misread: tap it to "
-                       "correct it.")
-        elif own[code] + table[code] > limit:
-            out.append(f"{name}{plural}: {own[code]} in your hand and {table[code]} face up on the table make "
-                       f"{own[code] + table[code]}; the set has {limit}. Check your {name}{plural}.")
-    return out

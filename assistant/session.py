@@ -18,6 +18,7 @@ from typing import Any
 
 from assistant.annotate import UNSHOWN, AnnotatedWriter, reader_tiles, result_lines
 from assistant.console import describe_ruling
+from assistant.display.seats import tell_links
 from assistant.journal import Journal, check_record, header_record, read_journal, referee_from_header
 from assistant.pipeline import Assistant, run
 from assistant.profile import Profile
@@ -126,6 +127,8 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
         if assistant.display is not None:
             result.display_url = assistant.display.url
             console.text(f"display: {assistant.display.url}", url=assistant.display.url)
+            if assistant.display.seats is not None:
+                tell_links(assistant.display.seats, console.text, assistant.display.host, qr=not console.json)
             if opts.on_display is not None:
                 opts.on_display(assistant.display.url)
         if not records or not source.live:  # a replayed recording joins its game again, as the journal checks

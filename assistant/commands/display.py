@@ -13,10 +13,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from assistant.console import report_error
 from assistant.display import DisplayServer, TableView
+from assistant.display.seats import SeatPages, tell_links
 from assistant.profile import ProfileError, load_profile
+from assistant.wiring import seat_model
+from engine.card import CardError
+from engine.referee import ProfileError as ScoringError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +56,17 @@ def fold(view: TableView, records: list[dict], where: list[str] | None = None,
     return changed
 
 
+def game_card(records: list[dict], lines: list[int], journal: Path) -> Any:
+    """The card the journal's game is played with (its header holds the card's text), for the seat pages'
+    advice; the sample card for a journal without one."""
+    from assistant.journal import referee_from_header
+
+    for record, line in zip(records, lines, strict=False):
+        if record.get("kind") == "header":
+            return referee_from_header(record, where=f"{journal}:{line}").card
+    return referee_from_header(None).card
+
+
 def run(args: argparse.Namespace) -> int:
     from assistant.journal import JournalError, read_journal
 
@@ -76,11 +92,20 @@ def run(args: argparse.Namespace) -> int:
     fold(view, seen, [f"{args.journal}:{n}" for n in lines], warn)
     d = profile.display
     try:
+        card = game_card(seen, lines, args.journal)
+    except (CardError, ScoringError) as exc:
+        return report_error("\n".join(exc.diagnostics), json_mode=args.json)
+    seats = SeatPages(profile.players, model=lambda: seat_model(profile), card=lambda: card)
+    try:
         server = DisplayServer(d.host, d.port if args.port is None else args.port, d.token, d.text_size,
-                               initial=view.snapshot()).start()
+                               initial=view.snapshot(), seats=seats).start()
     except OSError as exc:  # the port is taken or not ours to use: say which and how to pick another
         return report_error(f"{exc}; or pass --port N (0 = any free port)", json_mode=args.json)
-    print(json.dumps({"url": server.url}) if args.json else f"display: {server.url}  (Ctrl-C to stop)", flush=True)
+    links = {"seats": [{"seat": s, "url": seats.link(s)} for s in range(4)]}
+    print(json.dumps({"url": server.url} | links) if args.json else f"display: {server.url}  (Ctrl-C to stop)",
+          flush=True)
+    if not args.json:
+        tell_links(seats, lambda text, **_: print(text, flush=True), server.host)
     try:
         while args.follow:
             time.sleep(0.2)

@@ -1,6 +1,7 @@
-"""What the private seat page advises (issue 44): the nearest card lines, the tiles each still needs and how many
-are live, dead lines, and whether the hand is Mah Jongg. The card in play answers (``engine.card``); this module
-only turns its answers into the page's JSON and words."""
+"""The advice on a seat's private page (issue 44), from ``engine.card.advice``: the nearest card lines with the
+tiles each still needs and how many are live, where Jokers may stand, dead lines, whether the hand is still
+possible, the Charleston pass, and at 14 tiles whether it is Mah Jongg. This module only turns the engine's
+answer into the page's JSON and the words the page shows and speaks."""
 
 from __future__ import annotations
 
@@ -8,41 +9,58 @@ from collections.abc import Sequence
 from typing import Any
 
 from assistant.display.state import line_text
+from engine.card.advice import PASSES, advise
 from engine.tiles import JOKER, name_or_code
 
-#: Lines the page lists (the nearest live ones); dead lines are counted, and the nearest few named.
-SHOWN_LINES = 5
+#: Dead lines the page names (the rest are counted).
 SHOWN_DEAD = 3
+#: The Charleston's passes as the page offers them, in order.
+PASS_WORDS = {"first-right": "First pass, right", "first-across": "First pass, across",
+              "first-left": "First pass, left (blind allowed)", "second-left": "Second Charleston, left",
+              "second-across": "Second Charleston, across", "last-right": "Last pass, right (blind allowed)",
+              "courtesy": "Courtesy pass, across"}
+assert tuple(PASS_WORDS) == PASSES
 
 
-def _line_json(s: Any) -> dict[str, Any]:
+def _names(tiles: Sequence[str]) -> list[str]:
+    return [name_or_code(t) for t in tiles]
+
+
+def _line(s: Any, joker_groups: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
     line = s.line.to_json()
     return {"line": line_text(line), "value": line.get("value"), "missing": s.missing, "dead": s.dead,
             "reason": s.reason or "",
             "need": [{"tile": m.tile, "name": name_or_code(m.tile), "count": m.count, "live": m.unseen,
-                      "joker_ok": m.joker_ok} for m in s.need]}
+                      "joker_ok": m.joker_ok} for m in s.need],
+            "joker_groups": [", ".join(_names(g)) for g in joker_groups]}
 
 
-def advise(card: Any, rack: Sequence[str], exposed: Sequence[Sequence[str]] = (),
-           seen: Sequence[str] = ()) -> dict[str, Any]:
-    """The advice for ``rack`` (her concealed tiles) with her ``exposed`` groups, against ``seen`` (tiles face up
-    elsewhere: the floor, the others' exposures)."""
-    total = len(rack) + sum(len(g) for g in exposed)
-    out: dict[str, Any] = {"tiles": total, "lines": [], "dead": 0, "dead_lines": [], "verdict": None,
-                           "jokers": sum(t == JOKER for t in rack)}
-    if total not in (13, 14):
-        out["note"] = (f"{total} tiles: the advice needs 13 or 14 (your rack and your exposures). "
-                       "Photograph the whole rack, or add the tiles missing.")
-        return out
-    ranked = card.suggest(list(rack), [list(g) for g in exposed], list(seen))
-    live = [s for s in ranked if not s.dead]
-    dead = [s for s in ranked if s.dead]
-    out["lines"] = [_line_json(s) for s in live[:SHOWN_LINES]]
-    out["dead"] = len(dead)
-    out["dead_lines"] = [_line_json(s) for s in dead if s.missing is not None][:SHOWN_DEAD]
-    if total == 14:
-        v = card.verify(list(rack), [list(g) for g in exposed])
-        out["verdict"] = {"mahjong": bool(v.mahjong), "value": v.value,
-                          "lines": [line_text(x.to_json()) for x in (v.lines or [])][:3],
-                          "reason": v.reason or ""}
-    return out
+def hand_advice(card: Any, rack: Sequence[str], exposed: Sequence[Sequence[str]] = (), seen: Sequence[str] = (),
+                charleston: str | None = None, courtesy: int | None = None) -> dict[str, Any]:
+    """The page's advice for ``rack`` (her concealed tiles) with her ``exposed`` groups, against ``seen``
+    (tiles face up elsewhere: the floor, the others' exposures); ``charleston``: the pass she is about to make
+    (one of ``PASSES``; ignored once she has exposed, with a note)."""
+    notes = []
+    if charleston is not None and exposed:
+        notes.append("The Charleston is over once tiles are exposed: no pass advice.")
+        charleston = None
+    a = advise(card, list(rack), [list(g) for g in exposed], list(seen), charleston=charleston, courtesy=courtesy)
+    if a.total not in (13, 14):
+        notes.append(f"{a.total} tiles{' with your exposures' if exposed else ''}: a hand holds 13, or 14 after a "
+                     "pick. Add the missing tiles or take the photo again; the advice below is for the tiles as "
+                     "they are.")
+    if not a.possible:
+        notes.append("No line on the card can still be made with these tiles and what is out: your hand is dead.")
+    c = a.charleston
+    return {
+        "tiles": a.total, "jokers": sum(t == JOKER for t in rack), "possible": a.possible, "notes": notes,
+        "lines": [_line(x.suggestion, x.joker_groups) | {"jokers_used": x.jokers_used} for x in a.nearest],
+        "dead": len(a.dead), "dead_lines": [_line(s) for s in a.dead[:SHOWN_DEAD]],
+        "pass": None if c is None else {
+            "which": c.which, "words": PASS_WORDS[c.which], "tiles": _names(c.tiles), "blind": c.blind,
+            "reason": c.reason, "alternatives": [", ".join(_names(t)) for t in c.alternatives],
+            "by_count": {str(n): ", ".join(_names(t)) for n, t in c.by_count.items()}},
+        "verdict": None if a.verdict is None else {
+            "mahjong": bool(a.verdict.mahjong), "value": a.verdict.value,
+            "lines": [line_text(x.to_json()) for x in a.verdict.lines][:3], "reason": a.verdict.reason or ""},
+    }

@@ -57,6 +57,7 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
     async def page(request: Request) -> Response:
         if seat(request) is None:
             return _gone()
+        pages.warm()
         return FileResponse(str(STATIC / "hand.html"), headers=PRIVATE)
 
     async def slash(request: Request) -> Response:
@@ -107,6 +108,16 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         except (PhotoRefused, ValueError, RecursionError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
 
+    async def charleston(request: Request) -> Response:
+        s = seat(request)
+        if s is None:
+            return _gone()
+        try:
+            body = json.loads(await _body(request, 4096) or b"null")
+            return JSONResponse(await run_in_threadpool(pages.set_pass, s, body), headers=PRIVATE)
+        except (PhotoRefused, ValueError, RecursionError) as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
+
     async def clear(request: Request) -> Response:
         s = seat(request)
         return _gone() if s is None else JSONResponse(pages.clear(s), headers=PRIVATE)
@@ -147,6 +158,7 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         Route("/seat/{token}", slash), Route("/seat/{token}/", page),
         Route("/seat/{token}/api/state", state), Route("/seat/{token}/api/photo", photo, methods=["POST"]),
         Route("/seat/{token}/api/tiles", tiles, methods=["POST"]),
+        Route("/seat/{token}/api/pass", charleston, methods=["POST"]),
         Route("/seat/{token}/api/clear", clear, methods=["POST"]),
         Route("/seat/{token}/{name}", static),
         Route("/api/seats", links), Route("/api/seats/reissue", reissue, methods=["POST"]),

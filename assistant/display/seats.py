@@ -23,17 +23,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.display.hand_advice import advise
+from assistant.display.hand_advice import PASS_WORDS, hand_advice
 from assistant.profile import SEAT_NAMES
 from assistant.rack_reading import (
     MAX_PHOTO_BYTES,
     PhotoRefused,
     RackReading,
     check_photo,
-    count_problems,
     read_rack,
     sorted_tiles,
 )
+from engine.card.advice import count_problems
 from engine.tiles import TILES, TileError, name_or_code, parse_tile
 
 #: Photos a seat may send at once, and the seconds after which it may send one more (about 6 a minute).
@@ -49,6 +49,8 @@ class SeatHand:
     notes: list[str] = field(default_factory=list)
     version: int = 0
     read_ms: float = 0.0
+    charleston: str | None = None   # the pass she is about to make (PASS_WORDS), for the pass advice
+    courtesy: int | None = None     # the courtesy count agreed across, 0-3
 
 
 class Bucket:
@@ -109,6 +111,7 @@ class SeatPages:
         self._lock = threading.Lock()        # tokens, hands, buckets
         self._read_lock = threading.Lock()   # one photo read at a time, whichever seat sent it
         self._model_lock = threading.Lock()
+        self._warming = False
 
     # --- tokens and links ------------------------------------------------------------------------------------
 
@@ -149,19 +152,27 @@ class SeatPages:
             if self._model is None:
                 if self._load_model is None:
                     raise PhotoRefused("Photos cannot be read here: this display has no tile model.", 503)
-                self._model = self._load_model()
+                try:
+                    self._model = self._load_model()
+                except Exception as exc:  # a missing learned set, a broken model file: said on her page
+                    raise PhotoRefused(f"The table cannot read photos now: {exc}", 503) from None
             return self._model
 
-    def warm(self) -> threading.Thread:
-        """Load the tile model on a daemon thread now, so the first photo is read without waiting for it."""
+    def warm(self) -> None:
+        """Start loading the tile model on a daemon thread, once: called when a phone opens her page, so that
+        the model is ready by the time her photo arrives, and costs nothing at a table where nobody uses one. (The
+        pipeline's own model is not shared: its detector's buffers are not for two threads at once.)"""
+        with self._lock:
+            if self._warming:
+                return
+            self._warming = True
+
         def load() -> None:
             try:
                 self.model()
-            except Exception:  # noqa: BLE001 -- the first photo says what is wrong, on the page
+            except PhotoRefused:  # the first photo says what is wrong, on the page
                 pass
-        thread = threading.Thread(target=load, name="seat-model", daemon=True)
-        thread.start()
-        return thread
+        threading.Thread(target=load, name="seat-model", daemon=True).start()
 
     def admit(self, seat: int) -> None:
         """Count a photo against the seat's allowance, or refuse it (PhotoRefused, HTTP 429 at the route)."""
@@ -230,6 +241,22 @@ class SeatPages:
             hand.version += 1
         return self.state(seat)
 
+    def set_pass(self, seat: int, body: Any) -> dict[str, Any]:
+        """The Charleston pass she is about to make (``{"pass": name or null, "courtesy": 0-3 or null}``), for the
+        pass advice. ValueError: a body the page would never send."""
+        which = body.get("pass") if isinstance(body, dict) else None
+        courtesy = body.get("courtesy") if isinstance(body, dict) else None
+        if which is not None and which not in PASS_WORDS:
+            raise ValueError(f"pass must be one of {', '.join(PASS_WORDS)}, or null (no pass)")
+        if courtesy is not None and (not isinstance(courtesy, int) or isinstance(courtesy, bool)
+                                     or not 0 <= courtesy <= 3):
+            raise ValueError("courtesy must be 0, 1, 2 or 3 (or null: not agreed yet)")
+        with self._lock:
+            hand = self._hands[seat]
+            hand.charleston, hand.courtesy = which, courtesy if which == "courtesy" else None
+            hand.version += 1
+        return self.state(seat)
+
     def clear(self, seat: int) -> dict[str, Any]:
         with self._lock:
             self._hands[seat] = SeatHand(version=self._hands[seat].version + 1)
@@ -243,17 +270,17 @@ class SeatPages:
             hand = self._hands[seat]
             tiles = [dict(t) for t in hand.tiles]
             notes, version, read_ms = list(hand.notes), hand.version, hand.read_ms
+            charleston, courtesy = hand.charleston, hand.courtesy
         public = public_view(self.snapshot(), seat)
         codes = [t["tile"] for t in tiles]
-        flat_exposed = [t for g in public["exposed"] for t in g]
-        problems = count_problems(codes, flat_exposed, public["seen"])
+        problems = count_problems(codes, public["exposed"], public["seen"])
         doubts = sum(t["doubtful"] for t in tiles)
         advice = None
         advice_ms = 0.0
         card = self.card() if self.card is not None else None
         if tiles and not doubts and card is not None:
             start = time.perf_counter()
-            advice = advise(card, codes, public["exposed"], public["seen"])
+            advice = hand_advice(card, codes, public["exposed"], public["seen"], charleston, courtesy)
             advice_ms = (time.perf_counter() - start) * 1000.0
         return {"seat": seat, "label": self.label(seat), "version": version, "tiles": tiles,
                 "sorted": [{"tile": c, "name": name_or_code(c)} for c in sorted_tiles(codes)],
@@ -262,4 +289,24 @@ class SeatPages:
                 "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
                 "advice": advice, "advice_ms": round(advice_ms, 1),
                 "kinds": [{"tile": c, "name": name_or_code(c)} for c in TILES],
+                "pass": charleston, "courtesy": courtesy,
+                "passes": [{"pass": k, "words": w} for k, w in PASS_WORDS.items()],
                 "max_bytes": MAX_PHOTO_BYTES}
+
+
+def tell_links(pages: SeatPages, say: Callable[..., None], listens_on: str, seats: list[int] | None = None,
+               qr: bool = True) -> None:
+    """Each seat's link, and its QR code, through ``say(text, **data)`` (the console's ``text``): at start-up
+    and when the console asks (``link SEAT``). A display that listens on this computer only cannot be reached
+    from a phone: that is said, with the setting that changes it."""
+    from assistant.qr import qr_text
+
+    if listens_on in ("127.0.0.1", "localhost", "::1"):
+        say("private seat pages: phones cannot open them while the display listens on this computer only; set "
+            'display.host = "0.0.0.0" in the profile (and a display.token) to let phones on this network in')
+    for seat in range(4) if seats is None else seats:
+        url = pages.link(seat)
+        say(f"{pages.label(seat)}'s private page (scan it with her phone; `relink {SEAT_NAMES[seat].lower()}` "
+            f"if someone else saw it): {url}", seat=seat, seat_url=url)
+        if qr:
+            say(qr_text(url), seat=seat)

@@ -1,0 +1,238 @@
+"""The private seat pages (issue 44) over real HTTP: tokens, photo reading, corrections, limits and privacy.
+
+The phone's side (the page itself) is tested in Chromium in tests/test_my_hand_browser.py; here every request is
+made as a phone would, to a DisplayServer on a free port, from the machine's LAN address where one exists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import urllib.error
+import urllib.request
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.display import DisplayServer, TableView
+from assistant.display.seats import BURST, SeatPages, public_view
+from assistant.rack_reading import MAX_PHOTO_BYTES, rack_order
+from assistant.tournament.address import lan_address
+from engine.card import SAMPLE_CARD, load_card
+from vision.tile_model import Detection, TileModel
+
+RACK = Path(__file__).parent / "fixtures" / "my_hand" / "rack.jpg"
+#: The fixture's tiles left to right (datasets/synth/rack_photo.py rendered it from this list).
+RACK_TILES = "WD 3B 3B 4B 5B 2C 2C 2C 7D 8D 9D N J J".split()
+TOKEN = "table-token-for-seats"
+
+
+def call(url: str, body: bytes | dict | None = None, token: str = "", ctype: str = "application/json",
+         method: str | None = None) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if isinstance(body, dict) else body
+    headers = {"Content-Type": ctype} | ({"Authorization": f"Bearer {token}"} if token else {})
+    req = urllib.request.Request(url, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            text = res.read()
+            return res.status, json.loads(text) if res.headers.get_content_type() == "application/json" else {
+                "text": text.decode()}
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+class FakeModel:
+    """A model that finds the given detections, to test what the page makes of doubt and order."""
+
+    def __init__(self, dets: list[Detection]) -> None:
+        self.dets = dets
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        return self.dets
+
+
+@pytest.fixture(scope="module")
+def model() -> TileModel:
+    return TileModel.load()
+
+
+@pytest.fixture()
+def table(model):
+    """A display on every interface with seat pages; yields (server, pages, view, base URL from the LAN)."""
+    view = TableView(("Ada", "Bob", "Cy", "Di"))
+    card = load_card(SAMPLE_CARD)
+    pages = SeatPages(view.players, model=lambda: model, card=lambda: card)
+    srv = DisplayServer(host="0.0.0.0", port=0, token=TOKEN, initial=view.snapshot(), seats=pages).start()
+    host = lan_address() or "127.0.0.1"
+    try:
+        yield srv, pages, view, f"http://{host}:{srv.port}"
+    finally:
+        srv.stop()
+
+
+def seat_url(pages: SeatPages, seat: int) -> str:
+    """The seat's link as printed, path only (the host in it is the LAN address the test also uses)."""
+    return re.sub(r"^http://[^/]+", "", pages.link(seat))
+
+
+def test_a_rack_photo_comes_back_in_rack_order_sorted_and_advised(table):
+    srv, pages, _, base = table
+    assert pages.link(0).startswith(f"http://{lan_address() or '127.0.0.1'}:{srv.port}/seat/")
+    status, page = call(base + seat_url(pages, 0))
+    assert status == 200 and "Photograph my rack" in page["text"]
+    status, got = call(base + seat_url(pages, 0) + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    assert status == 200, got
+    assert [t["tile"] for t in got["tiles"]] == RACK_TILES
+    assert [t["tile"] for t in got["sorted"]] == "3B 3B 4B 5B 2C 2C 2C 7D 8D 9D N WD J J".split()
+    assert got["doubts"] == 0 and got["problems"] == [] and got["label"] == "East (Ada)"
+    advice = got["advice"]
+    assert advice["tiles"] == 14 and advice["jokers"] == 2 and advice["lines"]
+    assert advice["verdict"] is not None and advice["verdict"]["mahjong"] is False
+    assert got["advice_ms"] < 300
+
+
+def test_a_seat_token_opens_its_own_page_and_nothing_else_and_never_another_seats_hand(table):
+    _, pages, _, base = table
+    status, _ = call(base + seat_url(pages, 0) + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    assert status == 200
+    status, other = call(base + seat_url(pages, 1) + "api/state")
+    assert status == 200 and other["tiles"] == [] and other["advice"] is None and other["label"] == "South (Bob)"
+    seat_token = seat_url(pages, 0).split("/")[2]
+    # A seat's token is not the table's: not the display, not its state, not the links of the others.
+    for path in ("/", "/api/state", "/api/seats", "/seats/print"):
+        assert call(base + path + f"?token={seat_token}")[0] == 403, path
+        assert call(base + path, token=seat_token)[0] == 403, path
+    assert call(base + "/api/correction", {"action": "undo"}, token=seat_token)[0] == 403
+    # A made-up token, or one a letter off, opens nothing.
+    for bad in ("x" * len(seat_token), seat_token[:-1] + ("A" if seat_token[-1] != "A" else "B")):
+        assert call(base + f"/seat/{bad}/api/state")[0] == 404
+        assert call(base + f"/seat/{bad}/")[0] == 404
+
+
+def test_nothing_public_shows_a_private_tile(table):
+    """The display's snapshot (what its page, state and events show, the announcement included) is the same
+    before and after a seat's photo and correction; the journal and the speaker: see the test after this one."""
+    srv, pages, view, base = table
+    before = call(base + f"/api/state?token={TOKEN}")[1]
+    call(base + seat_url(pages, 2) + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    call(base + seat_url(pages, 2) + "api/tiles", {"tiles": [{"tile": "GD"}] * 3})
+    after = call(base + f"/api/state?token={TOKEN}")[1]
+    for snap in (before, after):
+        snap.pop("published_ms", None)
+    assert after == before
+
+
+def test_a_stolen_link_is_reissued_and_the_old_one_stops_at_once(table):
+    _, pages, _, base = table
+    old = seat_url(pages, 3)
+    assert call(base + old + "api/state")[0] == 200
+    assert call(base + "/api/seats/reissue", {"seat": 3})[0] == 403          # the table's token is needed
+    status, got = call(base + "/api/seats/reissue", {"seat": 3}, token=TOKEN)
+    assert status == 200 and "old one no longer works" in got["message"]
+    assert call(base + old + "api/state")[0] == 404
+    assert call(base + old)[0] == 404
+    new = seat_url(pages, 3)
+    assert new != old and call(base + new + "api/state")[0] == 200
+    listed = call(base + "/api/seats", token=TOKEN)[1]["seats"]
+    assert [s["url"] for s in listed] == [pages.link(s) for s in range(4)]
+    assert all(s["qr_svg"].startswith("<svg") for s in listed)
+    sheet = call(base + f"/seats/print?token={TOKEN}")[1]["text"]
+    assert all(pages.link(s) in sheet for s in range(4))
+
+
+def test_bad_photos_are_refused_with_a_sentence_and_the_next_photo_is_read(table):
+    _, pages, _, base = table
+    url = base + seat_url(pages, 1) + "api/photo"
+    status, got = call(url, b"%PDF-1.4 not a photo at all", ctype="application/pdf")
+    assert status == 415 and "a PDF" in got["error"] and "Photograph button" in got["error"]
+    status, got = call(url, b"", ctype="image/jpeg")
+    assert status == 415 and "empty" in got["error"]
+    # Huge: refused from its Content-Length, before a byte of it is read.
+    req = urllib.request.Request(url, data=b"x" * 16, method="POST",
+                                 headers={"Content-Type": "image/jpeg", "Content-Length": str(MAX_PHOTO_BYTES + 1)})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(req, timeout=10)
+    assert err.value.code == 413 and f"{MAX_PHOTO_BYTES // 2**20} MB" in json.loads(err.value.read())["error"]
+    # A small file whose header claims too many pixels: refused before decoding, with the limit.
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    huge = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes(999))) + chunk(b"IEND", b""))
+    status, got = call(url, huge, ctype="image/png")
+    assert status == 413 and "40000 x 40000" in got["error"] and "210 million" in got["error"]
+    pages._buckets[1].level = float(BURST)  # noqa: SLF001 -- the allowance is tested on its own below
+    blank = cv2.imencode(".jpg", np.full((600, 800, 3), 90, np.uint8))[1].tobytes()
+    status, got = call(url, blank, ctype="image/jpeg")
+    assert status == 200 and got["tiles"] == [] and "No tiles found" in got["notes"][0]
+
+
+def test_a_flood_of_photos_is_limited_and_said_so_without_touching_the_other_seats(table):
+    _, pages, _, base = table
+    blank = cv2.imencode(".jpg", np.full((60, 80, 3), 90, np.uint8))[1].tobytes()
+    codes = [call(base + seat_url(pages, 0) + "api/photo", blank, ctype="image/jpeg") for _ in range(BURST + 2)]
+    assert [c for c, _ in codes[:BURST]] == [200] * BURST
+    assert all(c == 429 and "Too many photos" in g["error"] and "wait" in g["error"] for c, g in codes[BURST:])
+    assert call(base + seat_url(pages, 1) + "api/photo", RACK.read_bytes(), ctype="image/jpeg")[0] == 200
+
+
+def test_doubtful_tiles_are_marked_with_their_alternatives_never_taken_silently(table):
+    _, pages, _, base = table
+    box = (10.0, 10.0, 50.0, 70.0)
+    pages._model = FakeModel([  # noqa: SLF001 -- a model whose doubt is known
+        Detection((60.0, 10.0, 100.0, 70.0), "up", "2C", 0.9, 0.41, ("2C", "2D", "2B")),
+        Detection(box, "up", "5B", 0.9, 0.99, ("5B",)),
+        Detection((110.0, 12.0, 150.0, 72.0), "down", None, 0.8)])
+    blank = cv2.imencode(".jpg", np.full((60, 80, 3), 90, np.uint8))[1].tobytes()
+    got = call(base + seat_url(pages, 2) + "api/photo", blank, ctype="image/jpeg")[1]
+    assert [(t["tile"], t["doubtful"]) for t in got["tiles"]] == [("5B", False), ("2C", True)]
+    assert [a["tile"] for a in got["tiles"][1]["alts"]] == ["2D", "2B"]
+    assert got["doubts"] == 1 and got["advice"] is None        # no advice on a guess
+    assert any("seen from behind" in n for n in got["notes"])
+    # Her answer (the tile, then its kind) ends the doubt.
+    fixed = call(base + seat_url(pages, 2) + "api/tiles", {"tiles": [{"tile": "5B"}, {"tile": "2D"}]})[1]
+    assert fixed["doubts"] == 0 and [t["tile"] for t in fixed["tiles"]] == ["5B", "2D"]
+    assert fixed["advice"] is not None and "2 tiles: a hand holds 13, or 14" in fixed["advice"]["notes"][0]
+
+
+def test_impossible_counts_are_pointed_out(table):
+    _, pages, view, base = table
+    url = base + seat_url(pages, 0) + "api/tiles"
+    got = call(url, {"tiles": [{"tile": "3B"}] * 5 + [{"tile": "J"}] * 9 + [{"tile": "N"}]})[1]
+    text = " ".join(got["problems"])
+    assert "15 tiles" in text and "5 x 3B" in text and "9 Jokers" in text
+    view.apply({"kind": "window_opened", "t": 0, "seat": 1, "data": {"tile": "N", "named": "N"}})
+    for seat in (2, 3):
+        view.apply({"kind": "exposure_accepted", "t": 0, "seat": seat, "data": {"tiles": ["N", "N", "N"]}})
+    table[0].publish(view.snapshot())
+    got = call(url, {"tiles": [{"tile": "N"}] * 2 + [{"tile": "2D"}] * 11})[1]
+    assert any("in view on the table" in p for p in got["problems"])
+    assert call(url, {"tiles": [{"tile": "ZZ"}]})[0] == 400
+
+
+def test_the_charleston_pass_is_advised_and_never_a_joker(table):
+    _, pages, _, base = table
+    call(base + seat_url(pages, 0) + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    got = call(base + seat_url(pages, 0) + "api/pass", {"pass": "first-right"})[1]
+    advised = got["advice"]["pass"]
+    assert advised["which"] == "first-right" and len(advised["tiles"]) == 3 and "Joker" not in advised["tiles"]
+    assert advised["reason"]
+    assert call(base + seat_url(pages, 0) + "api/pass", {"pass": "sideways"})[0] == 400
+
+
+def test_public_view_is_what_the_display_shows():
+    view = TableView()
+    view.apply({"kind": "window_opened", "t": 0, "seat": 1, "data": {"tile": "7C", "named": "7C"}})
+    view.apply({"kind": "exposure_accepted", "t": 0, "seat": 0, "data": {"tiles": ["GD", "GD", "J"]}})
+    view.apply({"kind": "exposure_accepted", "t": 0, "seat": 2, "data": {"tiles": ["4D", "4D", "4D"]}})
+    got = public_view(view.snapshot(), 0)
+    assert got["exposed"] == [["GD", "GD", "J"]] and sorted(got["seen"]) == ["4D", "4D", "4D", "7C"]
+
+
+def test_rack_order_is_rows_top_to_bottom_each_left_to_right():
+    boxes = [(300, 10, 340, 70), (0, 12, 40, 72), (150, 100, 190, 160), (100, 8, 140, 68), (10, 98, 50, 158)]
+    assert rack_order(boxes) == [1, 3, 0, 4, 2]
