@@ -40,6 +40,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def positive_seconds(text: str) -> float:
+    """A number of seconds above 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds, more than 0 and under 3600")
+    return value
+
+
 def default_url(port: int = DEFAULT_PORT) -> str:
     return f"http://{socket.gethostname().split('.')[0].lower()}.local:{port}"
 
@@ -72,12 +83,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="let any machine on the LAN read the standings page without a token")
     serve.add_argument("--workers", type=count_arg, default=1,
                        help="serving processes (a large event: one per CPU core, with PostgreSQL)")
+    serve.add_argument("--request-timeout", type=positive_seconds, default=10.0, metavar="S",
+                       help="seconds a request may take to arrive whole (default 10); slower or idle connections "
+                            "are answered 408 and closed")
+    serve.add_argument("--per-address", type=count_arg, default=32, metavar="N",
+                       help="connections one address may hold open at once, per serving process (default 32)")
     _common(serve)
     serve.set_defaults(func=guarded(run_serve))
 
     rnd = t.add_parser("round", help="round commands")
     rsub = rnd.add_subparsers(dest="round_command", metavar="ACTION", required=True)
-    nxt = rsub.add_parser("next", help="close the current round and seat the next by the rotation")
+    nxt = rsub.add_parser("next", help="close the current round and seat the next by the rotation (closing the "
+                                       "last round ends the tournament)")
     nxt.add_argument("--force", action="store_true", help="score unreported games as not finished in time")
     nxt.add_argument("--who", default="director", help="who closes the round (kept with forced games)")
     _common(nxt)
@@ -206,14 +223,19 @@ def address_warnings(url: str) -> list[str]:
 
 
 def run_round_next(args: argparse.Namespace) -> int:
+    from assistant.tournament.rounds import close_round
+
     store = _store(args)
     try:
-        new = store.next_round(force=args.force, who=args.who)
-        seating = store.seating(new)
+        closed = close_round(store, force=args.force, who=args.who)
+        seating = {} if closed.finished else store.seating(closed.round)
     finally:
         store.close()
-    return _out(args, {"round": new, "seating": {str(t): s for t, s in seating.items()}},
-                f"round {new} seating:\n{seating_text(seating)}")
+    forced = f" ({closed.unfinished} unreported game(s) scored as not finished in time)" if closed.unfinished else ""
+    text = (f"round {closed.closed} closed{forced}: the tournament is over (mahj tournament standings)"
+            if closed.finished else f"round {closed.closed} closed{forced}; round {closed.round} seating:\n"
+            f"{seating_text(seating)}")
+    return _out(args, closed.to_json() | {"seating": {str(t): s for t, s in seating.items()}}, text)
 
 
 def run_standings(args: argparse.Namespace) -> int:
@@ -279,12 +301,13 @@ def _warn(args: argparse.Namespace, warnings: list[str]) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     from assistant.tournament.address import parse
+    from assistant.tournament.connections import Limits
     from assistant.tournament.web import serve
 
     store = _store(args)
     port = args.port if args.port is not None else parse(store.address)[1] if store.address else DEFAULT_PORT
     try:
         return serve(store, args.host, port, public_standings=args.public_standings, as_json=args.json,
-                     workers=args.workers)
+                     workers=args.workers, limits=Limits(args.request_timeout, args.per_address))
     finally:
         store.close()

@@ -20,19 +20,21 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
 from anyio import to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from assistant.display.app import _host_ok, _is_loopback, _token_of
 from assistant.tournament import reports
 from assistant.tournament.address import host_of
+from assistant.tournament.connections import Limits, descriptor_capacity, guarded_protocol
 from assistant.tournament.db import DB_THREADS, warm
 from assistant.tournament.hands import fields_of, result_of
 from assistant.tournament.rounds import close_round
@@ -47,10 +49,16 @@ STATIC_FILES = {"tournament.css": "text/css", "common.js": "text/javascript", "s
 COOKIE = "mahj_tournament_token"
 #: How long a restart waits for its port: the workers of a server killed a moment ago still hold it briefly.
 PORT_WAIT_S = 3.0
+#: The largest body a request may have: a report with a whole hand is under 2 KiB; more is refused (413) before
+#: it is read, so no sender can fill the server's memory or hold its event loop parsing.
+MAX_BODY = 64 * 1024
 
 
-def _error(exc: TournamentError) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+def _error(exc: TournamentError, request: Request | None = None) -> JSONResponse:
+    """The error as JSON. A refused POST closes its connection: its body may not have been read, and the sender
+    must not be able to go on sending it (the server would have to read it to find the next request)."""
+    close = request is not None and request.method == "POST"
+    return JSONResponse({"error": str(exc)}, status_code=exc.status, headers={"Connection": "close"} if close else None)
 
 
 def create_app(store: Store, public_standings: bool = False, on_ready: Callable[[], None] | None = None) -> Starlette:
@@ -89,13 +97,26 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
                             raise TournamentError(f"this token is table {who.table}'s, not table {table}'s", 403)
                     return await handler(request, who)
                 except TournamentError as exc:
-                    return _error(exc)
+                    return _error(exc, request)
             return endpoint
         return wrap
 
     async def body_of(request: Request) -> Any:
+        """The JSON body, read only up to MAX_BODY bytes: a larger one is refused (413) by its Content-Length
+        before any of it is read, or as soon as it passes MAX_BODY when it does not say its length."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY:
+            raise _too_large(f"{int(declared):,} bytes")
+        data = bytearray()
         try:
-            return await request.json()
+            async for chunk in request.stream():
+                data += chunk
+                if len(data) > MAX_BODY:
+                    raise _too_large(f"over {MAX_BODY // 1024} KiB")
+        except ClientDisconnect:
+            raise TournamentError("the sender went away before its body arrived", 400) from None
+        try:
+            return json.loads(data)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise TournamentError("the body must be JSON", 400) from None
         except RecursionError:
@@ -136,14 +157,17 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
         return JSONResponse(await run_in_threadpool(table_view, store, table))
 
     async def post_report(request: Request) -> Response:
-        """The busiest request: the token and the report are checked in the report's own transaction."""
+        """The busiest request. The token is checked before the body is read (a sender without a valid token
+        cannot make the server read anything), then again with the report in the report's own transaction."""
         try:
             if not host_ok(request):
                 raise TournamentError("this server answers only to its own address (Host header refused)", 403)
-            token, body = _token_of(request, cookie=False), await body_of(request)
+            token = _token_of(request, cookie=False)
+            await run_in_threadpool(store.role_of, token)
+            body = await body_of(request)
             return JSONResponse(await run_in_threadpool(reports.submit, store, token, body))
         except TournamentError as exc:
-            return _error(exc)
+            return _error(exc, request)
 
     @guarded("director", mutating=True)
     async def post_dispute(request: Request, who: Role | None) -> Response:
@@ -198,6 +222,11 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
         yield
 
     return Starlette(routes=routes, exception_handlers={DBAPIError: database_down}, lifespan=lifespan)
+
+
+def _too_large(size: str) -> TournamentError:
+    return TournamentError(f"the body is {size}; this server takes at most {MAX_BODY // 1024} KiB (one game's "
+                           "report, or one decision, per request)", 413)
 
 
 def _summary(body_json: str) -> dict[str, Any]:
@@ -278,9 +307,10 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(store: Store, host: str, port: int, public_standings: bool = False, as_json: bool = False,
-          workers: int = 1) -> int:
+          workers: int = 1, limits: Limits | None = None) -> int:
     """Serve until Ctrl-C or SIGTERM with ``workers`` processes; prints the addresses (one JSON line with
-    ``--json``) once every process can answer."""
+    ``--json``) once every process can answer. ``limits``: the request timeout and connections per address
+    (their capacity follows the descriptors each process may open)."""
     import uvicorn
 
     try:
@@ -294,9 +324,11 @@ def serve(store: Store, host: str, port: int, public_standings: bool = False, as
     except WorkerError as exc:
         raise TournamentError(str(exc), 400) from None
 
+    limits = replace(limits or Limits(), capacity=descriptor_capacity())  # inherited by the workers
+
     def run(on_ready: Callable[[], None]) -> None:
         config = uvicorn.Config(create_app(store, public_standings, on_ready), log_level="warning",
-                                lifespan="on", timeout_graceful_shutdown=2)
+                                lifespan="on", timeout_graceful_shutdown=2, http=guarded_protocol(limits))
         uvicorn.Server(config).run(sockets=[sock])
 
     if part.is_worker:
