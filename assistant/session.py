@@ -157,7 +157,7 @@ def watch(profile: Profile, opts: Options, source: FrameSource, journal_path: Pa
 
         # `mahj setup camera`'s checks over the first seconds: warn, never stop. Only with the real tile model (the
         # oracle and test stand-ins read no pixels).
-        startup = StartupCheck(model) if isinstance(model, TileModel) else None
+        startup = StartupCheck(model, calibration=calibration) if isinstance(model, TileModel) else None
 
         def check_camera(frame: Any) -> None:
             checks = startup.offer(frame.image, frame.t) if frame is not None else startup.finish()

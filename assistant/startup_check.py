@@ -21,8 +21,9 @@ FRAMES = 5
 class StartupCheck:
     """Feed it every frame (``offer``); ``verdict`` is None until the window has ended, then the checks."""
 
-    def __init__(self, model: Any, seconds: float = SECONDS, frames: int = FRAMES) -> None:
+    def __init__(self, model: Any, seconds: float = SECONDS, frames: int = FRAMES, calibration: Any = None) -> None:
         self.model = model
+        self.calibration = calibration      # the table's, when it has no markers: the tile size comes from it
         self.seconds = seconds
         self.every = seconds / max(frames - 1, 1)
         self.frames = frames
@@ -36,7 +37,7 @@ class StartupCheck:
             return None
         self.t0 = t if self.t0 is None else self.t0
         if t - self.t0 >= len(self.measures) * self.every and len(self.measures) < self.frames:
-            self.measures.append(measure_frame(self.model, image))
+            self.measures.append(measure_frame(self.model, image, self.calibration))
         if len(self.measures) >= self.frames or t - self.t0 >= self.seconds:
             return self.finish()
         return None

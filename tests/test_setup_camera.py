@@ -75,7 +75,8 @@ def test_setup_camera_needs_one_source(argv, capsys):
 
 def test_watch_checks_the_camera_over_its_first_seconds_warns_and_plays_on(tmp_path, capsys):
     """`mahj watch` with the shipped tile model runs the frame checks on frames spread over its first 3 s: an
-    empty grey table with no markers (calibrated by hand) gets the tile-size warning from 5 frames, and the session
+    empty grey table with no markers, calibrated by hand on a 480 x 360 picture, gets the tile-size warning (sized
+    by its calibration) from 5 frames, and the session
     still runs to the end. The profile names a learned set that is not there: --no-set reads with the shipped
     model instead (without it, watch stops and says so)."""
     from vision.calibration import calibrate_from_points
@@ -96,10 +97,9 @@ def test_watch_checks_the_camera_over_its_first_seconds_warns_and_plays_on(tmp_p
     assert main([*argv, "--no-set"]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
     warned = [o["message"] for o in out if "camera check" in o.get("message", "")]
-    assert warned == ["camera check (5 frames over the first 3 s): tile size fails: no set-up mat or table markers "
-                      "seen: lay the mat with some tiles on it in view, in light; if it is in view, the picture is "
-                      "too coarse to find its markers, so tiles would be too small to read: use 1080p, or bring the "
-                      "camera closer (`mahj setup camera` checks it all)"]
+    assert warned == ["camera check (5 frames over the first 3 s): tile size (calibration) fails: tiles are 8 px "
+                      "wide: use 1080p (tiles would be about 23 px), or bring the camera closer to the table (half "
+                      "the distance doubles them) (`mahj setup camera` checks it all)"]
     assert out[-1]["type"] == "summary" and out[-1]["frames"] == 10
 
     # The same warning stands in the display's snapshot (the page shows it as an alert: test_setup_display_browser)
@@ -135,3 +135,37 @@ def test_one_spoilt_frame_does_not_fail_the_camera_but_a_coarse_camera_fails_on_
     assert small.offer(_mat_photo(640, 360), 0.0) is None
     lines = small.warnings(small.offer(_mat_photo(640, 360), 3.0))
     assert lines and lines[0].startswith("camera check (2 frames over the first 3 s): tile size")
+
+
+def test_a_table_calibrated_by_hand_is_sized_by_its_calibration_and_its_tiles_measure_the_table():
+    """Without a mat or markers in view, the tile size comes from the calibration the table is read with (it said
+    "no set-up mat or table markers seen ... too coarse" for a hand-calibrated table with tiles ~40 px wide); and
+    the tiles, measured on the table the calibration describes, say when the typed table size is wrong."""
+    from assistant.startup_check import StartupCheck
+    from vision.calibration import TableLayout, calibrate_from_corners
+    from vision.camera_check import measure_frame
+    from vision.tile_model import TileModel
+
+    model = TileModel.load()
+    frame = _mat_photo(1920, 1080)                       # 1.125 px/mm, tiles about 25 px wide
+    px_per_mm = 1080 / (TABLE_MM * 1.05)
+    side = 800 * px_per_mm                               # an 800 mm table around the mat
+
+    def calibration(table_mm: float):
+        x0, y0, x1, y1 = 960 - side / 2, 540 - side / 2, 960 + side / 2, 540 + side / 2
+        corners = {0: (x1, y1), 1: (x1, y0), 2: (x0, y0), 3: (x0, y1)}
+        return calibrate_from_corners(corners, (1920, 1080), TableLayout(size_mm=table_mm))
+
+    right = measure_frame(model, frame, calibration(800))
+    assert right.tile_mm is not None and abs(right.tile_mm - 22.2) < 0.15 * 22.2
+    check = StartupCheck(model, frames=1, calibration=calibration(800))
+    assert check.warnings(check.offer(frame, 0.0)) == []
+    check = StartupCheck(model, frames=1, calibration=calibration(1000))     # typed 1000 mm: tiles measure 28 mm
+    (line,) = check.warnings(check.offer(frame, 0.0))
+    assert "table size fails: the tiles measure" in line and "mm wide on a 1000 mm table" in line
+    told = int(line.split("--table-mm ")[1].split()[0])
+    assert abs(told - 800) <= 0.1 * 800                 # the tiles' boxes are a little wider than the tiles
+
+    grey = np.full((1080, 1920, 3), 90, np.uint8)        # no tiles, no mat: sized by the calibration all the same
+    sized = measure_frame(model, grey, calibration(800))
+    assert sized.source == "calibration" and 15 < sized.tile_px < 30 and sized.tile_mm is None

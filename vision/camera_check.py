@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .calibration import calibrate_from_points, detect_markers
+from .calibration import Calibration, calibrate_from_points, detect_markers
 from .mat import TILE_MM, find_sheets, top_down
 from .tile_model import CLASSIFIER_SIZE, TileModel, crop_square
 
@@ -36,6 +36,11 @@ GLARE_SHARE, GLARE_TILES = 0.7, 0.1
 #: p95 267 ms with 30 fps frames (goal 300 ms, docs/vision.md); at 15 fps a frame comes every 67 ms, about 33 ms
 #: later on average, and a read waiting over 100 ms for its frame (3 frames at 30 fps) spends the rest.
 MIN_FPS, MAX_LATENCY_MS = 15.0, 100.0
+#: A calibration's table size is doubted when the tiles, measured on the table it describes, are wider or narrower
+#: than an American tile (TILE_MM) by more than this share: the table is then that much smaller or larger than
+#: typed, and the regions (a rack is 500 mm, a tile 22 mm) miss the tiles. 15 % is the spread of table sizes the
+#: reader is to hold up under (issue 41); the measure needs SIZE_TILES face-up tiles or more.
+TABLE_SIZE_TOLERANCE, SIZE_TILES = 0.15, 8
 
 
 @dataclass
@@ -55,13 +60,14 @@ class Check:
                 "unit": self.unit, "need": self.need, "ok": self.ok, "fix": "" if self.ok else self.fix}
 
 
-def tile_boxes(model: TileModel, frame: np.ndarray) -> tuple[list[tuple[float, float, float, float]], float | None,
-                                                             str]:
+def tile_boxes(model: TileModel, frame: np.ndarray, calibration: Calibration | None = None
+               ) -> tuple[list[tuple[float, float, float, float]], float | None, str]:
     """The face-up tiles in a frame, and their short side in px with where that was measured: from the set-up mat
-    (its markers give the scale; its tiles are read top-down, as ``mahj setup tiles`` reads them) or from the
-    table's corner markers (``mahj calibrate``); None without either. Not from the tiles' own boxes: where tiles
-    are too small to read they are too small to find, and one false box (a close-up reading of the whole mat)
-    would pass a camera that cannot read."""
+    (its markers give the scale; its tiles are read top-down, as ``mahj setup tiles`` reads them), from the
+    table's corner markers, or from the ``calibration`` the table is read with (``mahj calibrate``, corners
+    clicked by hand); None without any. Not from the tiles' own boxes: where tiles are too small to read they are
+    too small to find, and one false box (a close-up reading of the whole mat) would pass a camera that cannot
+    read."""
     views = find_sheets(frame)
     if views:
         boxes = [d.box for v in views for d in model.detect_view(*top_down(frame, v)) if d.face == "up"]
@@ -69,12 +75,31 @@ def tile_boxes(model: TileModel, frame: np.ndarray) -> tuple[list[tuple[float, f
     boxes = [d.box for d in model.detect(frame) if d.face == "up"]
     markers = detect_markers(frame)
     if len(markers) == 4:
-        cal = calibrate_from_points(markers, frame.shape[1::-1])
-        size = cal.layout.size_mm
-        worst = min(_px_per_mm(cal.H, x, y) for x, y in ((size / 2, 0), (size, size / 2), (size / 2, size),
-                                                          (0, size / 2)))
-        return boxes, TILE_MM[0] * worst, "table markers"
+        return boxes, _edge_tile_px(calibrate_from_points(markers, frame.shape[1::-1])), "table markers"
+    if calibration is not None:
+        return boxes, _edge_tile_px(calibration), "calibration"
     return boxes, None, "nothing found"
+
+
+def _edge_tile_px(cal: Calibration) -> float:
+    """A tile's short side in px at the least-resolved middle of a table edge (the far racks)."""
+    size = cal.layout.size_mm
+    return TILE_MM[0] * min(_px_per_mm(cal.H, x, y) for x, y in ((size / 2, 0), (size, size / 2), (size / 2, size),
+                                                                 (0, size / 2)))
+
+
+def tile_width_mm(cal: Calibration, boxes: list[tuple[float, float, float, float]]) -> float | None:
+    """The tiles' width in table mm by this calibration: the median over face-up boxes of the shorter of a box's
+    two sides mapped onto the table (None under SIZE_TILES boxes). Lying in rows most tiles are square to the
+    table's edges, where the short side is the tile's width; a tile turned on the floor gives a wider box, which
+    the median outvotes."""
+    if len(boxes) < SIZE_TILES:
+        return None
+    b = np.float64(boxes)
+    corners = np.stack([b[:, [0, 1]], b[:, [2, 1]], b[:, [0, 3]]], axis=1)      # top-left, top-right, bottom-left
+    mm = cal.to_table(corners.reshape(-1, 2)).reshape(-1, 3, 2)
+    sides = np.stack([np.linalg.norm(mm[:, 1] - mm[:, 0], axis=1), np.linalg.norm(mm[:, 2] - mm[:, 0], axis=1)])
+    return float(np.median(sides.min(axis=0)))
 
 
 def _px_per_mm(h: np.ndarray, x: float, y: float) -> float:
@@ -86,7 +111,8 @@ def _px_per_mm(h: np.ndarray, x: float, y: float) -> float:
 @dataclass
 class Measures:
     """What one frame (or the median of several) shows: the tile size (None: no mat or markers seen) and where it
-    came from, and focus, face grey and share of glaring tiles (None: no face-up tile found)."""
+    came from, and focus, face grey and share of glaring tiles (None: no face-up tile found). With the table's
+    calibration, ``tile_mm``: how wide the tiles measure on the table it describes (its ``table_mm`` side)."""
 
     height: int
     tile_px: float | None
@@ -94,16 +120,21 @@ class Measures:
     focus: float | None
     grey: float | None
     glare: float | None
+    tile_mm: float | None = None
+    table_mm: float | None = None
 
 
-def measure_frame(model: TileModel, frame: np.ndarray) -> Measures:
-    """Tile size, focus, exposure and glare on one frame."""
-    boxes, px, source = tile_boxes(model, frame)
+def measure_frame(model: TileModel, frame: np.ndarray, calibration: Calibration | None = None) -> Measures:
+    """Tile size, focus, exposure and glare on one frame (and with the table's ``calibration``, the tiles' width
+    on the table it describes)."""
+    boxes, px, source = tile_boxes(model, frame, calibration)
+    table = None if calibration is None else calibration.layout.size_mm
     if not boxes:
-        return Measures(frame.shape[0], px, source, None, None, None)
+        return Measures(frame.shape[0], px, source, None, None, None, table_mm=table)
     light = np.array([tile_light(frame, b) for b in boxes])
+    width = None if calibration is None else tile_width_mm(calibration, boxes)
     return Measures(frame.shape[0], px, source, float(np.median([tile_focus(frame, b) for b in boxes])),
-                    float(np.median(light[:, 0])), float((light[:, 1] >= GLARE_SHARE).mean()))
+                    float(np.median(light[:, 0])), float((light[:, 1] >= GLARE_SHARE).mean()), width, table)
 
 
 def combine(measures: list[Measures]) -> Measures:
@@ -117,7 +148,8 @@ def combine(measures: list[Measures]) -> Measures:
     sources = [m.source for m in measures if m.tile_px is not None]
     return Measures(measures[0].height, med([m.tile_px for m in measures]),
                     max(set(sources), key=sources.count) if sources else measures[0].source,
-                    med([m.focus for m in measures]), med([m.grey for m in measures]), med([m.glare for m in measures]))
+                    med([m.focus for m in measures]), med([m.grey for m in measures]), med([m.glare for m in measures]),
+                    med([m.tile_mm for m in measures]), measures[0].table_mm)
 
 
 def judge(m: Measures) -> list[Check]:
@@ -136,6 +168,8 @@ def judge(m: Measures) -> list[Check]:
         out.append(Check(f"tile size ({m.source})", px, "px", f">= {MIN_TILE_PX:.0f}", px >= MIN_TILE_PX,
                          f"tiles are {px:.0f} px wide: {more}bring the camera closer to the table (half the "
                          "distance doubles them)"))
+    if m.tile_mm is not None and m.table_mm is not None:
+        out.append(table_size_check(m.tile_mm, m.table_mm))
     if m.focus is None or m.grey is None or m.glare is None:
         for name in ("focus", "exposure", "glare"):
             out.append(Check(name, None, "", "", None, "no face-up tile found to measure it on"))
@@ -149,6 +183,18 @@ def judge(m: Measures) -> list[Check]:
     out.append(Check("glare", 100 * glare, "% of tiles", f"<= {100 * GLARE_TILES:.0f}", glare <= GLARE_TILES,
                      "a lamp shines back off the tiles: move it to the side, or diffuse it"))
     return out
+
+
+def table_size_check(tile_mm: float, table_mm: float) -> Check:
+    """Whether the table's size as calibrated agrees with its tiles: the tile is the yardstick (an American tile
+    is TILE_MM[0] wide), so tiles measuring 26 mm on a table typed as 900 mm say the table is about 770 mm."""
+    ratio = tile_mm / TILE_MM[0]
+    told = round(table_mm / ratio / 10) * 10
+    return Check("table size", tile_mm, "mm a tile", f"{TILE_MM[0]:.0f} +- {100 * TABLE_SIZE_TOLERANCE:.0f} %",
+                 abs(ratio - 1) <= TABLE_SIZE_TOLERANCE,
+                 f"the tiles measure {tile_mm:.0f} mm wide on a {table_mm:.0f} mm table, where a tile is about "
+                 f"{TILE_MM[0]:.0f} mm: the table is about {told} mm; calibrate again with --table-mm {told} (the "
+                 "side between the corners you gave)")
 
 
 def check_frame(model: TileModel, frame: np.ndarray) -> list[Check]:
