@@ -5,6 +5,7 @@ answer into the page's JSON and the words the page shows and speaks."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,18 @@ PASS_WORDS = {"first-right": "First pass, right", "first-across": "First pass, a
               "second-across": "Second Charleston, across", "last-right": "Last pass, right (blind allowed)",
               "courtesy": "Courtesy pass, across"}
 assert tuple(PASS_WORDS) == PASSES
+
+
+#: Tile codes the engine's sentences use that read badly aloud ("3B"): numbered tiles and dragons. Winds stay
+#: letters there (a lone "E" may be a word), which the screen says and the voice spells.
+_CODE = re.compile(r"\b([1-9][BCD]|RD|GD|WD)\b")
+
+
+def spoken_codes(text: str) -> str:
+    """The engine's sentence with its tile codes in words: "Pass 3B 5B 7D" -> "Pass Three Bam, Five Bam, Seven
+    Dot"."""
+    words = _CODE.sub(lambda m: name_or_code(m.group(1)) + "\x00", text)
+    return words.replace("\x00 ", ", ").replace("\x00", "")
 
 
 def _names(tiles: Sequence[str]) -> list[str]:
@@ -58,7 +71,7 @@ def hand_advice(card: Any, rack: Sequence[str], exposed: Sequence[Sequence[str]]
         "dead": len(a.dead), "dead_lines": [_line(s) for s in a.dead[:SHOWN_DEAD]],
         "pass": None if c is None else {
             "which": c.which, "words": PASS_WORDS[c.which], "tiles": _names(c.tiles), "blind": c.blind,
-            "reason": c.reason, "alternatives": [", ".join(_names(t)) for t in c.alternatives],
+            "reason": spoken_codes(c.reason), "alternatives": [", ".join(_names(t)) for t in c.alternatives],
             "by_count": {str(n): ", ".join(_names(t)) for n, t in c.by_count.items()}},
         "verdict": None if a.verdict is None else {
             "mahjong": bool(a.verdict.mahjong), "value": a.verdict.value,

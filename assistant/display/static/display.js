@@ -151,6 +151,35 @@ async function sendCorrection(body) {
   $("corr-result").textContent = res.ok ? (answer.message || "Done.") : `Not done: ${answer.error || res.status}`;
 }
 
+// Each seat's private page (issue 44): its link and QR code need the table token, and a seat's code is shown
+// alone, on request, so that only its player scans it; "New link" replaces one someone else saw.
+async function seatLinks(path, body) {
+  if (!token) token = $("token").value.trim();
+  const res = await fetch(path, body === undefined ? { headers: { Authorization: `Bearer ${token}` } } : {
+    method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify(body) });
+  const answer = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    $("links-result").textContent = `Not shown: ${answer.error || res.status}`;
+    return;
+  }
+  $("links-result").textContent = answer.message || "";
+  $("link-qr").innerHTML = "";
+  $("links").innerHTML = answer.seats.map((x) => `<li><span class="seat-name">${esc(x.label)}</span> ` +
+    `<button type="button" data-qr="${x.seat}">Show code</button> <button type="button" data-new="${x.seat}">` +
+    `New link</button></li>`).join("") + `<li><a href="/seats/print?token=${encodeURIComponent(token)}" ` +
+    `target="_blank" rel="noopener">Print all four codes</a></li>`;
+  $("links").dataset.seats = JSON.stringify(answer.seats);
+}
+
+function showSeatCode(seat) {
+  const x = JSON.parse($("links").dataset.seats || "[]").find((s) => s.seat === seat);
+  if (!x) return;
+  $("link-qr").innerHTML = `<h3>${esc(x.label)}: scan with your phone</h3>${x.qr_svg}` +
+    `<p class="link-url">${esc(x.url)}</p><button type="button" id="link-hide">Hide the code</button>`;
+  $("link-hide").addEventListener("click", () => { $("link-qr").innerHTML = ""; });
+}
+
 // The open question (the camera's evidence would cost someone): answered with the token like any correction.
 let questionId = null;
 
@@ -184,6 +213,12 @@ function setup() {
     sendCorrection({ action: "claim", seat: +$("claim-seat").value, purpose: $("claim-purpose").value });
   });
   $("undo").addEventListener("click", () => sendCorrection({ action: "undo" }));
+  $("links-show").addEventListener("click", () => seatLinks("/api/seats"));
+  $("links").addEventListener("click", (e) => {
+    const b = e.target.closest("button");
+    if (b && b.dataset.qr !== undefined) showSeatCode(+b.dataset.qr);
+    if (b && b.dataset.new !== undefined) seatLinks("/api/seats/reissue", { seat: +b.dataset.new });
+  });
   $("ask-tile").innerHTML = ALL_TILES.map((t) => `<option value="${t}">${tileName(t)}</option>`).join("");
   $("ask-repeat").addEventListener("click", () => answers && answer(answers.repeat));
   $("ask-turn").addEventListener("click", () => answers && answer(answers.turn));

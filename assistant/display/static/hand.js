@@ -82,9 +82,10 @@ function adviceWords() {
   if (!a) return state && state.doubts ? "First answer the questions about the tiles mahj is not sure of." :
     "No advice yet: take a photo of your rack.";
   const parts = [];
+  if (a.pass) parts.push(`${a.pass.words}: ${a.pass.reason}`);
   if (a.verdict) parts.push(a.verdict.mahjong ? `Mah Jongg! ${a.verdict.lines[0]}. ${a.verdict.value} points. Declare it as usual.`
     : `Not Mah Jongg${a.verdict.reason ? ": " + a.verdict.reason : ""}.`);
-  if (a.note) parts.push(a.note);
+  parts.push(...a.notes);
   a.lines.slice(0, 3).forEach((l, i) => {
     const need = l.need.map((m) => `${m.count} ${m.name}, ${m.live} live${m.joker_ok ? "" : ", no Joker"}`).join("; ");
     parts.push(`${i === 0 ? "Nearest" : "Next"}: ${l.line}. ${l.missing} away${need ? ": needs " + need : ""}.`);
@@ -93,20 +94,24 @@ function adviceWords() {
   return parts.join(" ");
 }
 
+function quietSVG(code) {
+  // A tile picture inside a button that names it: hidden from screen readers, which hear the button's name.
+  return tileSVG(code).replace('role="img"', 'aria-hidden="true"');
+}
+
 function renderTiles() {
   const shown = order === "rack" ? tiles.map((t, i) => [t, i]) :
     tiles.map((t, i) => [t, i]).sort((x, y) => sortedCodes().indexOf(x[0].tile) - sortedCodes().indexOf(y[0].tile));
   $("rack").innerHTML = shown.map(([t, i]) =>
-    `<li class="${t.doubtful ? "doubtful" : ""}"><button type="button" data-i="${i}" ` +
-    `aria-label="Tile ${i + 1}: ${esc(t.name)}${t.doubtful ? ", not sure" : ""}">${tileSVG(t.tile)}` +
-    `<span class="tile-no" aria-hidden="true">${i + 1}</span>` +
-    `${t.doubtful ? '<span class="doubt-mark" aria-hidden="true">? unsure</span>' : ""}</button></li>`).join("");
+    `<li class="${t.doubtful ? "doubtful" : ""}"><button type="button" data-i="${i}">${quietSVG(t.tile)}` +
+    `<span class="tile-no"><span class="visually-hidden">Tile </span>${i + 1}<span class="visually-hidden">: ` +
+    `${esc(t.name)}</span></span>${t.doubtful ? '<span class="doubt-mark">unsure</span>' : ""}</button></li>`).join("");
   $("order-rack").setAttribute("aria-pressed", String(order === "rack"));
   $("order-sorted").setAttribute("aria-pressed", String(order !== "rack"));
   const ex = state ? state.exposed : [];
   $("exposed").innerHTML = ex.length ? "Your exposures, as the camera sees them: " + ex.map((g) =>
     `<span class="exposure" role="img" aria-label="${esc(g.map((t) => t.name).join(", "))}">` +
-    g.map((t) => tileSVG(t.tile).replace('role="img"', 'aria-hidden="true"')).join("") + "</span>").join("") : "";
+    g.map((t) => quietSVG(t.tile)).join("") + "</span>").join("") : "";
 }
 
 function renderCheck() {
@@ -123,6 +128,10 @@ function renderCheck() {
 
 function renderAdvice() {
   const a = state && state.advice;
+  $("pass-advice").innerHTML = !a || !a.pass ? "" : `<h3>${esc(a.pass.words)}</h3>` +
+    `<p class="pass-tiles">Pass: ${esc(a.pass.tiles.join(", ") || "none of your own")}` +
+    `${a.pass.blind ? ` and ${a.pass.blind} blind` : ""}</p><p>${esc(a.pass.reason)}</p>` +
+    (a.pass.alternatives.length ? `<p>As good: ${a.pass.alternatives.map(esc).join("; ")}</p>` : "");
   if (!a) {
     $("verdict").innerHTML = "";
     $("advice").innerHTML = `<p>${esc(adviceWords())}</p>`;
@@ -137,7 +146,7 @@ function renderAdvice() {
     `<p>${l.missing} tile${l.missing === 1 ? "" : "s"} away, ${l.value} points.</p>` +
     (l.need.length ? `<ul>${l.need.map((m) => `<li>${m.count} &times; ${esc(m.name)}: ${m.live} live` +
       `${m.joker_ok ? " (a Joker may stand in)" : " (no Joker)"}</li>`).join("")}</ul>` : "") + "</div>";
-  $("advice").innerHTML = (a.note ? `<p>${esc(a.note)}</p>` : "") +
+  $("advice").innerHTML = a.notes.map((n) => `<p>${esc(n)}</p>`).join("") +
     (a.lines.length ? `<h3>Nearest lines</h3>${a.lines.map(line).join("")}` : "") +
     `<h3>Jokers</h3><p>You hold ${count(a.jokers, "Joker")}.</p>` +
     `<h3>Dead lines</h3><p>${a.dead ? `${a.dead} line${a.dead === 1 ? " is" : "s are"} dead (the tiles they need are gone).` : "None."}</p>` +
@@ -147,6 +156,9 @@ function renderAdvice() {
 function render() {
   if (!state) return;
   $("title").textContent = `My hand: ${state.label}`;
+  $("pass").value = state.pass || "";
+  $("courtesy").value = state.courtesy === null ? "" : String(state.courtesy);
+  $("courtesy").hidden = $("courtesy-label").hidden = state.pass !== "courtesy";
   renderTiles();
   renderCheck();
   renderAdvice();
@@ -294,10 +306,19 @@ function setup() {
     const act = { a: hearAll, s: hearBySuit, r: () => say(lastSaid || "Nothing said yet.") }[e.key];
     if (act) act();
   });
+  const sendPass = () => call("api/pass", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ pass: $("pass").value || null,
+      courtesy: $("courtesy").value === "" ? null : +$("courtesy").value }) })
+    .then((s) => { take(s); if (s.advice && s.advice.pass) say(`${s.advice.pass.words}: ${s.advice.pass.reason}`); })
+    .catch((e) => showError(e.message));
+  $("pass").addEventListener("change", sendPass);
+  $("courtesy").addEventListener("change", sendPass);
   call("api/state").then((s) => {
+    $("pass").innerHTML = '<option value="">No pass now (the game)</option>' +
+      s.passes.map((p) => `<option value="${p.pass}">${esc(p.words)}</option>`).join("");
     take(s);
-    $("kinds").innerHTML = s.kinds.map((k) => `<button type="button" data-kind="${k.tile}" aria-label="${esc(k.name)}">` +
-      tileSVG(k.tile).replace('role="img"', 'aria-hidden="true"') + "</button>").join("");
+    $("kinds").innerHTML = s.kinds.map((k) => `<button type="button" data-kind="${k.tile}">${quietSVG(k.tile)}` +
+      `<span class="visually-hidden">${esc(k.name)}</span></button>`).join("");
   }).catch((e) => showError(e.message));
   setInterval(() => {   // the table moves on (discards, exposures): the advice follows; her own tiles stay hers
     if (document.hidden || picking !== null || !state) return;
