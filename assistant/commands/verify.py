@@ -1,5 +1,7 @@
 """``mahj verify TILES...``: is this hand Mah Jongg on the card, on which lines, for how much; or how far off.
 
+``--photo PHOTO`` reads the concealed tiles from a photo of the rack, as ``mahj hand`` does (the verdict alone).
+
 ``--batch`` reads JSON Lines (``{"tiles": "1B 1B ...", "exposed": ["3B 3B J", ...]}``) on stdin and writes one
 verdict object per input line, in order, so a tournament desk can check a whole session's claims at once.
 """
@@ -9,8 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
+from assistant.commands.hand import add_photo_options, photo_hand
 from engine.card import Card, Verdict
 from engine.tiles import TileError, parse_tiles
 
@@ -20,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_card_option(p)
     p.add_argument("tiles", nargs="*", metavar="TILES", help="the concealed tiles, e.g. 1B 1B 2B ... or '3 bam'")
     p.add_argument("--batch", action="store_true", help="read JSON Lines hands on stdin, write one verdict per line")
+    p.add_argument("--photo", type=Path, metavar="PHOTO",
+                   help="read the concealed tiles from a photo of the rack (as `mahj hand` does) instead of TILES")
+    add_photo_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -28,11 +35,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     card = load_or_fail(args.card)
     if args.batch:
-        if args.tiles or args.exposed:
-            raise InputError("--batch reads every hand from stdin: give no TILES or --exposed with it")
+        if args.tiles or args.exposed or args.photo:
+            raise InputError("--batch reads every hand from stdin: give no TILES, --exposed or --photo with it")
         return _batch(card, sys.stdin, sys.stdout)
+    if args.photo is not None:
+        if args.tiles:
+            raise InputError("give TILES or --photo, not both")
+        return _from_photo(card, args)
     if not args.tiles:
-        raise InputError("no tiles given (or use --batch)")
+        raise InputError("no tiles given (or use --photo or --batch)")
     concealed = parse_hand(args.tiles)
     exposed = parse_exposed(args.exposed)
     verdict = card.verify(concealed, exposed)
@@ -41,6 +52,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(describe(verdict))
     return 0 if verdict.mahjong else 1
+
+
+def _from_photo(card: Card, args: argparse.Namespace) -> int:
+    """The verdict for the rack in a photo plus ``--exposed``. A doubtful tile is named with the verdict, and
+    a Mah Jongg that rests on one exits 1 like a miss: the player checks the tile before declaring."""
+    exposed = parse_exposed(args.exposed)
+    hand = photo_hand(args, args.photo, None)
+    if isinstance(hand, int):
+        return hand
+    verdict = card.verify(hand.tiles, exposed)
+    doubts = [f"tile {place} read as {t.tile} ({t.score:.0%} sure"
+              + (f", or perhaps {' / '.join(t.alts)})" if t.alts else ")") for place, t in hand.doubtful]
+    sure = verdict.mahjong and not doubts
+    if args.json:
+        print(json.dumps(verdict.to_json() | {"tiles": hand.tiles, "read": hand.photo_json(), "sure": sure}))
+    else:
+        print(f"{args.photo}: {' '.join(t.tile + ('?' if t.doubtful else '') for t in hand.reading.tiles)}")
+        print(describe(verdict))
+        for d in doubts:
+            print(f"  doubtful: {d}" + (": Mah Jongg only if it is read right" if verdict.mahjong else ""))
+        for n in hand.notes:
+            print(f"  note: {n}")
+    return 0 if sure else 1
 
 
 def describe(verdict: Verdict) -> str:
