@@ -91,3 +91,61 @@ def test_the_penalties_column_and_its_tie_break_count_a_peek_in_a_wall_game(tmp_
     assert (rows[a].points, rows[a].wins, rows[a].penalties) == (10, 0, -10)
     assert (rows[c].points, rows[c].wins, rows[c].penalties) == (10, 0, 0)
     assert rows[c].place < rows[a].place  # fewer penalty points ranks first, ahead of the name
+
+
+ANY_SCRIPT = ["Zoë Ørsted-Łukasz", "Αλέξης Παπαδόπουλος", "שרה לוי", "山田 花子", "Ann 😀 Lee", "🀄 Mei Chen", "Bob",
+              "Cy"]
+
+
+def pdf_text(path) -> str:
+    """The PDF's text as poppler's pdftotext reads it (right-to-left runs in logical order, their embedding marks
+    dropped)."""
+    import os
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftotext") is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdftotext is missing: .ci/run installs poppler-utils")
+        pytest.skip("needs pdftotext (apt install poppler-utils)")
+    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True, check=True)
+    return re.sub("[\u202a-\u202e\u2066-\u2069]", "", out.stdout)
+
+
+def test_names_in_any_script_print_on_the_cards_standings_and_score_sheets(capsys, caplog, tmp_path):
+    """Latin with accents, Greek, Hebrew (right to left), Japanese and emoji, with no font warning anywhere."""
+    import socket
+
+    path = tmp_path / "players.csv"
+    path.write_text("name\n" + "\n".join(ANY_SCRIPT) + "\n", encoding="utf-8")
+    db = str(tmp_path / "s.db")
+    code, made = run_json(capsys, ["tournament", "new", "Spring Open", "--players", str(path), "--tables", "2",
+                                   "--rounds", "1", "--games-per-round", "1", "--db", db, "--cards",
+                                   str(tmp_path / "cards.pdf"), "--url", f"http://{socket.gethostname()}:8780"])
+    assert code == 0 and made["warnings"] == [], made
+    store = Store.open(db)
+    for t in (1, 2):
+        submit(store, made["director_token"], win(t, 1))
+    store.close()
+    code, out = run_json(capsys, ["tournament", "export", "--db", db, "--out", str(tmp_path / "ex")])
+    assert code == 0 and out["warnings"] == [] and not capsys.readouterr().err
+    for pdf in (tmp_path / "cards.pdf", tmp_path / "ex" / "standings.pdf", tmp_path / "ex" / "score-sheets.pdf"):
+        text = pdf_text(pdf)
+        missing = [n for n in ANY_SCRIPT if n not in text]
+        assert not missing, (pdf.name, missing, text)
+    assert not [r for r in caplog.records if r.levelno >= 30], [r.getMessage() for r in caplog.records]
+
+
+def test_a_script_no_font_here_prints_is_named_with_the_package_to_install(capsys, monkeypatch, tmp_path):
+    """Without the CJK fonts, 山田 花子 prints as '?? ??' (never blank) and the warning names fonts-noto-cjk."""
+    from assistant.tournament import fonts
+    from assistant.tournament.sheets import table_cards
+
+    monkeypatch.setattr(fonts, "FALLBACKS", tuple(f for f in fonts.FALLBACKS if f.package != "fonts-noto-cjk"))
+    monkeypatch.setattr(fonts, "_others", list)
+    choice = fonts.choose(["Spring Open", "山田 花子", "Zoë"])
+    assert choice.missing == set("山田花子") and len(choice.warnings) == 1
+    assert "'山田 花子'" in choice.warnings[0] and "sudo apt install fonts-noto-cjk" in choice.warnings[0]
+    table_cards(tmp_path / "c.pdf", "Spring Open", "http://x:1", {1: "tok"}, {1: {"A": "山田 花子", "B": "Zoë"}})
+    assert "A ?? ??, B Zoë" in pdf_text(tmp_path / "c.pdf")

@@ -190,7 +190,7 @@ def run_new(args: argparse.Namespace) -> int:
     except (CardError, UnicodeDecodeError) as exc:
         raise Failed(f"--card {card_path} has errors (run: mahj card lint {card_path})\n{exc}") from None
     base = args.url or default_url()
-    warnings = address_warnings(base)
+    warnings = address_warnings(base) + font_warnings([args.name, *roster.names])
     store, tokens = Store.create(args.db, args.name, roster.names, args.tables, args.rounds, args.games_per_round,
                                  profile, card, seating=roster.seating, seed=args.seed, address=base)
     seating = store.seating(1)
@@ -210,6 +210,13 @@ def run_new(args: argparse.Namespace) -> int:
             f"Start the pages: mahj tournament serve --db {args.db}")
     _warn(args, warnings)
     return _out(args, data, text)
+
+
+def font_warnings(texts: list[str]) -> list[str]:
+    """What this computer lacks to print ``texts`` (names) on the PDFs: the package to install, per script."""
+    from assistant.tournament.fonts import choose
+
+    return choose(texts).warnings
 
 
 def address_warnings(url: str) -> list[str]:
@@ -260,10 +267,13 @@ def run_export(args: argparse.Namespace) -> int:
 
     store = _store(args)
     try:
+        warnings = font_warnings([store.name, *store.players()])
         files = export(store, args.out)
     finally:
         store.close()
-    return _out(args, {"files": [str(f) for f in files]}, "wrote:\n" + "\n".join(f"  {f}" for f in files))
+    _warn(args, warnings)
+    return _out(args, {"files": [str(f) for f in files], "warnings": warnings},
+                "wrote:\n" + "\n".join(f"  {f}" for f in files))
 
 
 def run_token(args: argparse.Namespace) -> int:
@@ -287,6 +297,7 @@ def run_token(args: argparse.Namespace) -> int:
         text += f"\n  {data['url']}"
         if args.cards:
             data["cards"] = str(table_cards(args.cards, store.name, base, {args.table: token}))
+            warnings += font_warnings([store.name])
             text += f"\n  card: {data['cards']}"
     _warn(args, warnings)
     return _out(args, data, text)

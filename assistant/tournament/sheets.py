@@ -2,8 +2,8 @@
 standings as PDF, and the same figures as CSV.
 
 PDFs are drawn with fpdf2 (already a dependency); the QR code is drawn as vector squares from qrcode's matrix,
-so printing needs no image library. Names are printed in Noto Sans where the system has it (any script), else
-in Helvetica with the characters it lacks shown as "?".
+so printing needs no image library. Names print in any script (assistant/tournament/fonts.py chooses the fonts
+each document's text needs).
 """
 
 from __future__ import annotations
@@ -15,30 +15,24 @@ from typing import TextIO
 from urllib.parse import quote
 
 from assistant.qr import qr_matrix
+from assistant.tournament import fonts
 from engine.tournament.standings import Standing
-
-FONTS = (Path("/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf"),
-         Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
 
 
 class _Pdf:
-    """An fpdf2 document with one text font that can print the players' names."""
+    """An fpdf2 document whose fonts print ``texts`` (the players' and the tournament's names) in any script."""
 
-    def __init__(self, landscape: bool = False) -> None:
+    def __init__(self, texts: Iterable[str], landscape: bool = False) -> None:
         from fpdf import FPDF
 
         self.pdf = FPDF(orientation="landscape" if landscape else "portrait", unit="mm", format="A4")
         self.pdf.set_auto_page_break(True, margin=12)
-        font = next((f for f in FONTS if f.exists()), None)
-        self.unicode = font is not None
-        if font is not None:
-            self.pdf.add_font("text", "", str(font))
-            self.family = "text"
-        else:
-            self.family = "Helvetica"
+        self.fonts = fonts.choose(texts)
+        self.family = fonts.setup(self.pdf, self.fonts) or "Helvetica"
 
     def text(self, s: str) -> str:
-        return s if self.unicode else s.encode("latin-1", "replace").decode("latin-1")
+        s = fonts.printable(s, self.fonts)
+        return s if self.fonts.faces else s.encode("latin-1", "replace").decode("latin-1")
 
     def font(self, size: float) -> None:
         self.pdf.set_font(self.family, "", size)
@@ -66,7 +60,7 @@ def scorer_url(base: str, table: int, token: str) -> str:
 def table_cards(path: Path, name: str, base_url: str, tokens: dict[int, str],
                 seating: dict[int, dict[str, str]] | None = None) -> Path:
     """One A4 page per table: its number, the scorer page as a QR code, the address and token in print."""
-    doc = _Pdf()
+    doc = _Pdf([name] + [n for seats in (seating or {}).values() for n in seats.values()])
     pdf = doc.pdf
     for table, token in sorted(tokens.items()):
         pdf.add_page()
@@ -126,7 +120,7 @@ def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]
 
 
 def standings_pdf(path: Path, name: str, round_text: str, rows: Sequence[Standing]) -> Path:
-    doc = _Pdf()
+    doc = _Pdf([name, round_text] + [r.name for r in rows])
     doc.pdf.add_page()
     doc.line(f"{name}: standings", 18, 10)
     doc.line(round_text, 11, 8)
@@ -140,7 +134,7 @@ def standings_pdf(path: Path, name: str, round_text: str, rows: Sequence[Standin
 def score_sheets_pdf(path: Path, name: str, games_per_round: int,
                      sheets: Sequence[tuple[int, int, dict[str, str], dict[int, dict[str, int]]]]) -> Path:
     """One block per (round, table): the players by seat and each game's points, with totals."""
-    doc = _Pdf(landscape=True)
+    doc = _Pdf([name] + [n for _, _, names, _ in sheets for n in names.values()], landscape=True)
     widths = [14, 70] + [22] * games_per_round + [24]
     for round_no, table, names, games in sheets:
         if doc.pdf.page_no() == 0 or doc.pdf.get_y() > 150:
