@@ -100,6 +100,8 @@ def describe_ruling(r: Any, name: Any) -> str:
         return f"{k.replace('_', ' ')}: {who} for {d.get('purpose')}{tile}"
     if k == "turn":
         return f"{who}'s turn"
+    if k == "taken_in":
+        return str(d.get("message", ""))
     rest = fields_text(d, ("seat", "state"))
     return f"{k.replace('_', ' ')} {who} {rest}".strip()
 

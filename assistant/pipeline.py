@@ -29,6 +29,7 @@ from assistant.display.state import TableView
 from assistant.journal import CatchUp
 from assistant.observations import WallEnds, convert
 from assistant.questions import UNTRUSTED_SOURCES, question_for, trusted
+from assistant.taken_in import taken_in
 from engine.referee import events as rev
 from engine.referee.rulings import Ruling
 from hardware.signals import BoardState
@@ -79,6 +80,7 @@ class Assistant:
         self._last_notice: tuple[tuple, float] = ((), -1e9)
         self._press_claims: dict[int, tuple[int, rev.Claim]] = {}  # seat -> (first contact ms, that press's claim)
         self.join: dict | None = None  # {east, turn, wall} (None: not known): the first game is joined in progress
+        self.taking_in: float | None = None  # joined at this table time: what the reader takes in is yet to be said
         self.pending: tuple[dict, float] | None = None  # a correction that would end or restart a game: (request, t)
         self.reporter: Any = None  # tournament mode: follows the rulings and reports each finished game
 
@@ -96,6 +98,7 @@ class Assistant:
             out = self.apply(rev.Join(t, **told), source="command line" if told else "assumed")
             self.wall_ends = WallEnds()
             self.game_started = True
+            self.taking_in = t
             missing = [w for w, k in (("who is East", "east"), ("whose turn it is", "turn"),
                                       ("about how many wall tiles are left", "wall")) if k not in told]
             if missing:
@@ -192,6 +195,13 @@ class Assistant:
                     self.notice(item)
                 else:
                     self.apply(item, source="camera")
+
+    def take_in(self, reader: Any) -> None:
+        """After a join, say once what the reader took in from the table (assistant.taken_in), when it has."""
+        seen = taken_in(reader, self.taking_in, self.t) if self.taking_in is not None else None
+        if seen is not None:
+            self.taking_in = None
+            self.notice(Ruling("taken_in", self.t, None, seen))
 
     def expectation(self) -> dict:
         """What the referee expects, for the table reader's tie-breaks (whose turn, concealed counts). In a game
@@ -439,6 +449,7 @@ def run(assistant: Assistant, frames: Iterable[Any], reader: Any,
             assistant.start_game(frame.t)
         observations = reader.process(frame.image, frame.index, frame.t, assistant.expectation())
         assistant.observe(observations)
+        assistant.take_in(reader)
         assistant.handle_requests()
         assistant.timing.frames += 1
         assistant.timing.frame_seconds += time.perf_counter() - start

@@ -129,6 +129,10 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
         return Announcement(f"{who} calls{what}", NORMAL, "claim", CALL)
     if kind == "claim_awarded":
         return Announcement(f"{who} takes {name_or_code(data.get('tile'))}", NORMAL, "claim", CALL)
+    if kind == "taken_in":
+        shown = sum(len(s.get("exposures") or []) for s in (data.get("seats") or {}).values())
+        return Announcement(f"Joined: {len(data.get('floor') or [])} discards and {shown} exposures seen; check "
+                            "them on the display", NORMAL, "info")
     if kind == "exposure_accepted":
         tiles = data.get("tiles") or []
         return Announcement(f"{who} exposes {', '.join(name_or_code(t) for t in tiles)}", VERBOSE, "exposure")

@@ -89,3 +89,78 @@ def test_the_demo_recording_joined_asks_nothing_and_settles_as_the_rules_say(tmp
     assert lines[-1]["settlement"]["data"]["payments"] == {"0": -50, "1": -25, "2": 100, "3": -25}
     first = next(x for x in lines if x["type"] == "event")
     assert first["event"] == {"type": "join", "t": first["event"]["t"], "east": None, "turn": None, "wall": 20}
+    # what the reader took in from the table is said once, in the stream and the journal (the walls, here)
+    (taken,) = [x["ruling"]["data"] for x in lines if x["type"] == "ruling" and x["ruling"]["kind"] == "taken_in"]
+    assert sum(s["wall"] for s in taken["seats"].values()) > 0 and taken["message"].startswith("mahj took in")
+    journaled = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()]
+    assert [r["notice"]["data"] for r in journaled if r.get("notice", {}).get("kind") == "taken_in"] == [taken]
+
+
+class _Reader:
+    """The reader as taken_in sees it: regions with their committed tiles."""
+
+    def __init__(self, tiles: dict, unread: tuple[str, ...] = ()) -> None:
+        from types import SimpleNamespace
+
+        from vision.calibration import Calibration, TableLayout, calibrate_from_corners
+
+        self.cal: Calibration = calibrate_from_corners({0: (900, 900), 1: (900, 0), 2: (0, 0), 3: (0, 900)},
+                                                       (900, 900), TableLayout())
+        names = ["floor"] + [f"{k}{s}" for s in range(4) for k in ("slope", "rack_top", "wall")]
+        self.regions = {n: SimpleNamespace(committed_at=-(10**9) if n in unread else 5) for n in names}
+        self._tiles = tiles
+
+    def tiles(self, name):
+        from vision.tracker import Track
+
+        return [Track(i, x, y, face, tile) for i, (x, y, face, tile) in enumerate(self._tiles.get(name, []))]
+
+
+def test_after_a_join_what_the_reader_took_in_is_said_journaled_and_shown():
+    """Joining, the reader adopts the table's tiles without moves; once every region is read, one `taken_in`
+    notice says what it took in (floor, exposures per seat, racks, walls): in the journal and the JSON stream as
+    a notice, and on the display's floor and exposures. Before, it was seen only in the annotated video."""
+    from assistant.display.state import TableView
+    from assistant.pipeline import Assistant
+    from assistant.taken_in import WAIT_S
+    class Journal(list):
+        append = list.append
+
+    # East's rack top (y near 900 - 70): a pung of 5 Bam, then a gap, then a pair of Jokers with a North
+    east_top = [(300, 830, "up", "5B"), (322, 830, "up", "5B"), (344, 830, "up", "5B"),
+                (500, 830, "up", "J"), (522, 830, "up", "N")]
+    floor = [(400, 400, "up", "3C"), (450, 420, "up", "E"), (480, 470, "down", None)]
+    reader = _Reader({"rack_top0": east_top, "floor": floor, "wall1": [(780, 400, "down", None)] * 3,
+                      "slope2": [(450, 10, "down", None)] * 13}, unread=("wall3",))
+    journal = Journal()
+    a = Assistant(Table().ref, ("A", "B", "C", "D"), journal=journal)
+    a.join = {"east": 0, "turn": None, "wall": 40}
+    a.start_game(0.0)
+    a.t = 1.0
+    a.take_in(reader)
+    assert not any(r.get("notice", {}).get("kind") == "taken_in" for r in journal)     # wall3 not read yet
+    reader.regions["wall3"].committed_at = 7
+    a.take_in(reader)
+    (notice,) = [r["notice"] for r in journal if r.get("notice", {}).get("kind") == "taken_in"]
+    data = notice["data"]
+    assert data["floor"] == ["3C", "E"] and data["floor_down"] == 1 and data["unread"] == []
+    assert data["seats"]["0"]["exposures"] == [["5B", "5B", "5B"], ["J", "N"]]
+    assert data["seats"]["1"]["wall"] == 3 and data["seats"]["2"]["rack"] == 13
+    assert data["message"].startswith("mahj took in the table: floor 2 face up (3C E), 1 face down; East: 5B 5B 5B; "
+                                      "J N, 0 on the rack, wall 0")
+    snap = a.view.snapshot()
+    assert {f["tile"]: f["count"] for f in snap["floor"]} == {"3C": 1, "E": 1}
+    assert [[t["tile"] for t in run] for run in snap["seats"][0]["exposures"]] == [["5B", "5B", "5B"], ["J", "N"]]
+    assert snap["log"][0] == data["message"]
+    a.take_in(reader)                                                         # said once
+    assert sum(r.get("notice", {}).get("kind") == "taken_in" for r in journal) == 1
+
+    # a region never read (under an arm the whole time) does not hold it back past WAIT_S: it is named
+    b = Assistant(Table().ref, ("A", "B", "C", "D"), journal=Journal())
+    b.join = {"east": None, "turn": None, "wall": None}
+    b.start_game(0.0)
+    b.t = WAIT_S + 0.5
+    b.take_in(_Reader({}, unread=("floor",)))
+    (late,) = [r["notice"] for r in b.journal if r.get("notice", {}).get("kind") == "taken_in"]
+    assert late["data"]["unread"] == ["floor"] and "(not read yet: floor)" in late["data"]["message"]
+    assert TableView().apply(late) is True

@@ -153,6 +153,11 @@ class TableView:
             self._say(f"Please check: {self.help}" if self.help else "")
         elif kind == "help_cleared":
             self.help = ""
+        elif kind == "taken_in":  # a joined game: what the camera found already on the table
+            self.floor = Counter(data.get("floor") or [])
+            for key, seen in (data.get("seats") or {}).items():
+                self.seats[int(key)]["exposures"] = [tiles_json(run) for run in seen.get("exposures") or []]
+            self.log.appendleft(str(data.get("message", "")))
         elif kind in ("correction_preview", "correction_pending", "correction_cancelled"):
             self.pending = str(data.get("message", "")) if kind == "correction_pending" else ""
             self._say(str(data.get("message", "")))
