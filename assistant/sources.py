@@ -77,7 +77,11 @@ class FrameSource:
         from vision.recording import RecordingError, frames
 
         try:
-            for image, index, t in frames(self.spec, self.fps):
+            for n, (image, index, t) in enumerate(frames(self.spec, self.fps)):
+                if n == 1 and self.paced:
+                    # The watch sets itself up on the first frame (calibration, the tile model): a camera would
+                    # be delivering frames only from then on, so the recording's clock starts here, not before.
+                    self.t0 = time.monotonic() - t
                 due = self.t0 + t
                 if self.paced and (delay := due - time.monotonic()) > 0:
                     time.sleep(delay)

@@ -45,6 +45,8 @@ def test_demo_with_oracle_detector(tmp_path, capsys):
     took = time.monotonic() - began
     text = capsys.readouterr().out
     assert "tiles: the recording's true tile boxes" in text
+    # Run from a script the display ends with the demo: said before it starts and once it has stopped (issue 43)
+    assert "display: stops when the demo ends" in text and "display: stopped (http" in text
     summary = _check_outputs(tmp_path, text)
     assert 0 < summary["seconds"] <= took  # the session's own time, not the clock since boot
     assert summary["events_before_recording"] > 0 and summary["detector"] == "oracle"

@@ -102,8 +102,8 @@ def _fits(page, selector):
 
 
 def test_a_finished_hand_leads_the_page_and_no_width_scrolls(table):
-    """Issue 33: after Mah Jongg the winner, line, value and payments come first, above the fold at 1280x800 and
-    390x844, the stale alert is gone, and no width from 320 to 1920 px scrolls sideways."""
+    """Issue 33: after Mah Jongg the winner, line, value and payments come first, above the fold at 1280x800,
+    390x844 and (issue 43) 320x640, the stale alert is gone, and no width from 320 to 1920 px scrolls sideways."""
     page, srv, view, _ = table
     for r in [_r("dealt", 0, east=0, game=2), _r("help", None, message="Did Cy take the Nine Bam for Mah Jongg?"),
               _r("question", 2, id=7, until=99.0, reason="an exposure fits no card line", penalty="dead_hand"),
@@ -115,7 +115,7 @@ def test_a_finished_hand_leads_the_page_and_no_width_scrolls(table):
         seq = _publish(srv, view, r)
     page.wait_for_function(f"window.__mahjUpdates.at(-1).seq >= {seq}", timeout=5000)
     try:
-        for width, height in [(1280, 800), (390, 844)]:
+        for width, height in [(1280, 800), (390, 844), (320, 640)]:  # 320x640: issue 43
             page.set_viewport_size({"width": width, "height": height})
             page.evaluate("scrollTo(0, 0)")
             assert not page.is_visible("#help") and not page.is_visible("#question")
@@ -213,3 +213,23 @@ def test_update_latency(table):
     ups = page.evaluate("window.__mahjUpdates").copy()[-10:]
     lat = [u["rendered_ms"] - u["published_ms"] for u in ups]
     assert statistics.median(lat) < 500, lat  # generous bound; bench/bench_assistant.py reports the figure
+
+
+def test_every_tile_label_fits_its_tile(table):
+    """Issue 43: the winning hand's North wind read "ORTH WIN": its label was wider than the tile. Every tile's
+    words lie inside its face, in the browser's own text measure."""
+    from engine.tiles import TILES
+
+    page = table[0]
+    overflow = page.evaluate("""codes => codes.flatMap(code => {
+        const box = document.createElement("div");
+        box.innerHTML = tileSVG(code);
+        document.body.appendChild(box);
+        const out = [...box.querySelectorAll("text")].map(t => {
+          const b = t.getBBox();
+          return [code, t.textContent, b.x, b.x + b.width];
+        }).filter(([, , left, right]) => left < 3 || right > 97);
+        box.remove();
+        return out;
+    })""", list(TILES))
+    assert overflow == []

@@ -316,3 +316,20 @@ def test_unnamed_seats_are_said_as_players_not_winds():
     assert said.text == "North player, East wind"
     assert announcement_for(R(kind="window_opened", seat=3, data={"tile": "E"}), spoken_seat(name)).text \
         == "Di, East wind"
+
+
+def test_no_audio_is_said_once_when_a_watch_starts():
+    """The no-audio message was printed twice: by the speaker's log warning and by the watch. Run as the CLI
+    runs (a process of its own, no logging set up: a warning would reach stderr)."""
+    import subprocess
+    import sys
+
+    code = ("import assistant.speech as s; s.audio_output = lambda: None; s.engine_available = lambda e: True\n"
+            "from contextlib import ExitStack\nfrom assistant.profile import Profile\n"
+            "from assistant.wiring import Options, build\n"
+            "with ExitStack() as stack:\n"
+            "    a = build(Profile(), Options(display=False, board_port='none'), stack)\n"
+            "    assert a.speaker is not None and not a.speaker.enabled\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (done.stdout + done.stderr).count("no audio device") == 1

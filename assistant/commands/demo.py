@@ -125,6 +125,16 @@ def linger_for(args: argparse.Namespace) -> float:
     return math.inf if at_terminal else 0.0
 
 
+def display_lifetime(linger: float) -> str:
+    """How long the display's link will answer, said before the demo starts: run from a script, the link dies
+    with the demo, and a person who opens it then must know why it stopped answering."""
+    if math.isinf(linger):
+        return "stays up after the game until you press Ctrl-C"
+    if linger > 0:
+        return f"stays up {linger:g} s after the game"
+    return "stops when the demo ends (run from a script); --linger S keeps it up S seconds after the game"
+
+
 def run(args: argparse.Namespace) -> int:
     from assistant.journal import JournalError
     from assistant.session import watch
@@ -166,9 +176,12 @@ def run(args: argparse.Namespace) -> int:
         return fail(args, f"{exc}{_REINSTALL if args.video == DEMO_RECORDING else ''}")
     if args.open:
         opts.on_display = webbrowser.open
+    linger = linger_for(args)
+    if not args.json and not args.no_display:
+        print(f"display: {display_lifetime(linger)}", flush=True)
     try:
         result = watch(profile, opts, source, journal, annotate=args.out / "annotated.mp4",
-                       stop_at_game_over=True, linger=linger_for(args), detector=detector)
+                       stop_at_game_over=True, linger=linger, detector=detector)
     except (SetupError, JournalError) as exc:
         return fail(args, str(exc))
     summary = {"type": "summary", "recording": str(args.video), "detector": args.detector,
@@ -176,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
                "frames": result.frames,
                "seconds": round(result.seconds, 2), "journal": str(result.journal),
                "annotated_video": str(result.annotated), "display": result.display_url,
+               "display_stops": "with the demo" if linger == 0 else "at Ctrl-C" if math.isinf(linger)
+               else f"{linger:g} s after the game",
                "mahjong": result.mahjong, "settlement": result.settlement}
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if args.json:
@@ -192,4 +207,7 @@ def run(args: argparse.Namespace) -> int:
             pays = result.settlement["data"]["payments"]
             print("settlement: " + ", ".join(f"{profile.player(int(s))} {v:+d}" for s, v in pays.items()))
         print(f"wrote {result.journal}, {result.annotated}, {args.out / 'summary.json'}")
+        if result.display_url and linger == 0:
+            print(f"display: stopped ({result.display_url} no longer answers: the demo has ended; --linger S "
+                  "keeps it up S seconds after the game)")
     return 0 if result.mahjong else 1

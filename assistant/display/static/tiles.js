@@ -34,6 +34,12 @@ function suitMark(suit, colour) {
     `<path d="M40 120 H60 M50 114 V142 M40 136 H60" stroke="${colour}" stroke-width="5"/>`;
 }
 
+function label(name) {
+  // The word under a letter tile: "NORTH", "GREEN", "SOAP". "NORTH WIND" at this size is wider than the tile and
+  // was clipped to "ORTH WIN"; the big letter and the accessible name already say what kind of tile it is.
+  return name.replace(/ (Dragon|wind)$/, "").toUpperCase();
+}
+
 function tileSVG(code) {
   const name = tileName(code);
   const m = /^([1-9])([BCD])$/.exec(code || "");
@@ -50,7 +56,7 @@ function tileSVG(code) {
     }[code] || ["?", "#000"];
     const frame = code === "WD" ? `<rect x="18" y="26" width="64" height="94" rx="6" fill="none" stroke="#00008b" stroke-width="6"/>` : "";
     body = frame + `<text x="50" y="104" text-anchor="middle" font-size="80" font-weight="700" fill="${look[1]}">${look[0]}</text>` +
-      `<text x="50" y="172" text-anchor="middle" font-size="20" font-weight="700" fill="${look[1]}">${esc(name.replace(" Dragon", "").toUpperCase())}</text>`;
+      `<text x="50" y="172" text-anchor="middle" font-size="20" font-weight="700" fill="${look[1]}">${esc(label(name))}</text>`;
   }
   return `<svg viewBox="0 0 100 190" role="img" aria-label="${esc(name)}" xmlns="http://www.w3.org/2000/svg">` +
     `<rect x="3" y="3" width="94" height="184" rx="10" fill="#fffff0" stroke="#fff" stroke-width="4"/>${body}</svg>`;
