@@ -10,7 +10,9 @@ from tile_model_kit import iou
 from datasets.synth.layout import grid_scene, overhead_camera
 from datasets.synth.scene import render
 from engine.tiles import TILES
+from vision.tile_detector import lowest
 from vision.tile_model import DETECTOR_FILE, MODELS_DIR
+from vision.tile_sizes import SIZE_CONF
 
 
 def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found(model, whole_table):
@@ -71,22 +73,81 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
     ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
     ((640, 640), 150.0, 4),      # a close-up: read again with the close-up thresholds, and zoomed out twice
     ((640, 640), None, 4),       # nothing found: maybe one tile filling the picture, looked for zoomed out
+    ((1080, 1920), None, 5),     # nothing found in a large frame: read at its own size, then looked for zoomed out
     ((720, 1280), 45.0, 2),      # 18 px at the input: found, but read again at the size it fits best
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
 def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monkeypatch, shape, side_px, passes):
-    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found."""
+    """How many detector passes ``detect`` makes, from the size of the tiles the first pass found (ten boxes,
+    enough to judge their size)."""
     calls = []
 
     def boxes(img, native=False, conf=None):
         calls.append(img.shape[:2])
         if side_px is None:
             return np.zeros((0, 4)), np.zeros(0, int), np.zeros(0)
-        return np.array([[10.0, 10.0, 10.0 + side_px, 10.0 + 1.3 * side_px]]), np.array([1]), np.array([0.9])
+        x = np.arange(10.0)[:, None] * (side_px + 5)
+        return (np.hstack([x + 10, x * 0 + 10, x + 10 + side_px, x * 0 + 10 + 1.3 * side_px]), np.ones(10, int),
+                np.full(10, 0.9))
 
     monkeypatch.setattr(model, "boxes", boxes)
+    monkeypatch.setattr(model, "slice_boxes", lambda img, conf=None: boxes(img))
     model.detect(np.zeros((*shape, 3), np.uint8))
     assert len(calls) == passes
+
+
+def test_a_few_unsure_boxes_do_not_decide_the_size_of_the_tiles():
+    """Read at 512 px, a whole table shot at full resolution shows its tiles at 5-10 px, where the detector boxes
+    a few groups of tiles, unsure, as if they were tiles of a usual size (a 74-tile table was taken for a close-up
+    that way). Fewer than MIN_SIZE_TILES sure boxes say nothing about the size."""
+    from vision.tile_sizes import MIN_SIZE_TILES, SIZE_CONF, tile_side
+
+    n = MIN_SIZE_TILES + 4
+    boxes = np.array([[0.0, 0.0, 90.0, 120.0]] * n)
+    unsure = (boxes, np.zeros(n, int), np.full(n, SIZE_CONF - 0.1))
+    assert tile_side(unsure) is None
+    few = (boxes[:MIN_SIZE_TILES - 1], np.zeros(MIN_SIZE_TILES - 1, int), np.full(MIN_SIZE_TILES - 1, 0.9))
+    assert tile_side(few) is None
+    assert tile_side((boxes, np.zeros(n, int), np.full(n, 0.9))) == 90.0
+
+
+def _mosaic(frame: np.ndarray, truth: dict, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """k x k copies of the fixture photo side by side, and every copy's true face-up boxes."""
+    h, w = frame.shape[:2]
+    big = np.tile(frame, (k, k, 1))
+    boxes = np.array([t["box"] for t in truth["tiles"]], float)
+    return big, np.vstack([boxes + [x * w, y * h, x * w, y * h] for y in range(k) for x in range(k)])
+
+
+def test_a_table_photographed_at_full_resolution_is_read_at_its_own_size(model, frame, truth):
+    """Nine copies of the fixture photo side by side (3840 x 2160, tiles about 30 px): read at 512 px the tiles
+    are 4 px and the first reading sees none of them; ``detect`` reads the image at its own resolution (in
+    slices), where they are found again, nearly all of them."""
+    big, boxes = _mosaic(frame, truth, 3)
+    found = [d.box for d in model.detect(big)]
+    assert len(model.boxes(big)[0]) < 0.1 * len(boxes)
+    hits = sum(max((iou(f, b) for f in found), default=0.0) >= 0.5 for b in boxes)
+    assert hits >= 0.85 * len(boxes), f"{hits} of {len(boxes)}"
+
+
+def test_a_tile_cut_by_a_slice_edge_is_counted_once_and_never_lost(model, frame, truth):
+    """Read in slices, a tile that a slice edge cuts is left to the neighbouring slice, which holds it whole:
+    each tile comes back once (no second, partial box), and the slices find the tiles one whole reading finds."""
+    from vision.tile_sizes import SLICE_OVERLAP_PX, SLICE_PX
+
+    big, boxes = _mosaic(frame, truth, 2)
+    conf = (0.3, 0.3)
+    sliced = model.slice_boxes(big, conf)[0]
+    whole = model.boxes(big, native=True, conf=conf)[0]
+    # slice edges cross tiles here: the test would prove nothing if none were cut
+    edges = [x + e for x in range(0, big.shape[1], SLICE_PX - SLICE_OVERLAP_PX) for e in (0, SLICE_PX)]
+    assert any(b[0] < e < b[2] for b in boxes for e in edges)
+    for b in boxes:
+        overlaps = [iou(s, b) for s in sliced]
+        assert sum(o >= 0.3 for o in overlaps) <= 1, f"{b} boxed twice"
+    hit_sliced = sum(max((iou(s, b) for s in sliced), default=0.0) >= 0.5 for b in boxes)
+    hit_whole = sum(max((iou(s, b) for s in whole), default=0.0) >= 0.5 for b in boxes)
+    assert hit_sliced >= hit_whole - 1 and hit_sliced >= 0.9 * len(boxes)
 
 
 def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
@@ -98,16 +159,17 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     def boxes(img, native=False, conf=None):
         calls.append(conf)
         side = 150.0 if img.shape[0] == 640 else 60.0
-        return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]]), np.array([0]), np.array([0.9])
+        return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]] * 10), np.zeros(10, int), np.full(10, 0.9)
 
     monkeypatch.setattr(model, "boxes", boxes)
     monkeypatch.setattr(model, "closeup_conf", (0.2, 0.1))
-    usual = (model.up_conf, model.conf)
+    # the first reading goes down to SIZE_CONF too: the boxes that judge the tiles' size
+    first = lowest((model.up_conf, model.conf), (SIZE_CONF, SIZE_CONF))
     model.frame_boxes(np.zeros((640, 640, 3), np.uint8), None)
-    assert calls == [usual] + [(0.2, 0.1)] * 3
+    assert calls == [first] + [(0.2, 0.1)] * 3
     calls.clear()
     model.frame_boxes(np.zeros((720, 1280, 3), np.uint8), None)
-    assert calls == [usual]
+    assert calls == [first]
     # asked for lower thresholds (an evaluation's ranking), each reading is still made once, down to the lower
     # of the two
     calls.clear()
@@ -139,7 +201,7 @@ def test_inputs_of_every_size_share_one_pair_of_buffers_and_read_as_a_fresh_dete
     them all (no allocation per frame, no memory per size), and a frame read after a larger one reads the same."""
     from vision.tile_detector import TileDetector
 
-    detector = model.detector
+    detector = TileDetector(MODELS_DIR / DETECTOR_FILE)     # the shared model's may have read larger already
     big = np.full((1000, 1000, 3), 90, np.uint8)
     detector.boxes(big, (0.5, 0.5), native=True)
     held = detector._input

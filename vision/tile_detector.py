@@ -19,6 +19,10 @@ _PAD_VALUE = 114  # the letterbox grey the detector was trained with
 #: How a frame is scaled to the detector's input: bilinear, as ultralytics scaled the training images. Area
 #: averaging cost 7 ms of a 1280x720 frame's two readings against 1 ms, for the same validation mAP.
 DOWNSCALE = cv2.INTER_LINEAR
+#: At most this many boxes in one reading (or one slice): a dense table shows about 150 tiles.
+MAX_BOXES = 300
+#: A box within this many px of a slice edge shared with a neighbouring slice is the neighbour's to report.
+_EDGE_PX = 3
 
 
 class TileDetector:
@@ -70,9 +74,48 @@ class TileDetector:
 
     def boxes(self, frame: np.ndarray, conf: tuple[float, float], native: bool = False) -> Reading:
         """(boxes xyxy in frame px, face class ids, scores) after NMS, down to ``conf`` (face up, face down)."""
-        up_conf, down_conf = conf
         buf, r, x0, y0 = self._prepare(frame, native)
         out = self.session.run(None, {self._name: buf})[0][0]  # (4 + 2, N)
+        b, cls, scores = self._decode(out, conf)
+        h, w = frame.shape[:2]
+        boxes = np.column_stack([(b[:, 0] - x0) / r, (b[:, 1] - y0) / r, (b[:, 2] - x0) / r, (b[:, 3] - y0) / r])
+        return np.clip(boxes, 0, [w, h, w, h]).reshape(-1, 4), cls, scores
+
+    def slice_boxes(self, image: np.ndarray, side: int, overlap: int, conf: tuple[float, float]) -> Reading:
+        """The boxes of an image read at its own scale in overlapping ``side`` x ``side`` slices, all in one
+        onnxruntime call: what a whole table photographed at full resolution needs, without the memory of
+        reading it in one piece (a 12 MP photo's activations run to gigabytes).
+
+        A box that touches an edge a slice shares with its neighbour is dropped there: the slices overlap by
+        ``overlap`` (more than a tile), so the neighbour holds that tile whole; what both hold whole is merged by
+        one NMS over all slices. So a tile cut by a slice edge is counted once, and never lost."""
+        h, w = image.shape[:2]
+        origins = [(x, y) for y in _starts(h, side, overlap) for x in _starts(w, side, overlap)]
+        batch = np.full((len(origins), side, side, 3), _PAD_VALUE, np.uint8)
+        for k, (x, y) in enumerate(origins):
+            part = image[y:y + side, x:x + side]
+            batch[k, :part.shape[0], :part.shape[1]] = part
+        inp = np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), np.float32) * (1 / 255.0)
+        outs = self.session.run(None, {self._name: inp})[0]
+        found = []
+        for (x, y), out in zip(origins, outs, strict=True):
+            b, cls, scores = self._decode(out, conf)
+            inner = np.array([x > 0, y > 0, x + side < w, y + side < h])
+            cut = ((b[:, 0] < _EDGE_PX) & inner[0]) | ((b[:, 1] < _EDGE_PX) & inner[1]) \
+                | ((b[:, 2] > side - _EDGE_PX) & inner[2]) | ((b[:, 3] > side - _EDGE_PX) & inner[3])
+            keep = ~cut
+            found.append((b[keep] + np.array([x, y, x, y], np.float32), cls[keep], scores[keep]))
+        boxes = np.concatenate([f[0] for f in found]).reshape(-1, 4)
+        cls, scores = np.concatenate([f[1] for f in found]), np.concatenate([f[2] for f in found])
+        if not len(scores):
+            return boxes, cls, scores
+        idx = nms(boxes, scores, self.iou)
+        return np.clip(boxes[idx], 0, [w, h, w, h]), cls[idx], scores[idx]
+
+    def _decode(self, out: np.ndarray, conf: tuple[float, float]) -> Reading:
+        """One image's raw output (4 + 2, anchors) -> (boxes xyxy in input px, face class ids, scores) at or
+        above ``conf`` (face up, face down), after NMS, at most MAX_BOXES."""
+        up_conf, down_conf = conf
         scores_all = out[4:]
         cls = scores_all.argmax(axis=0)
         scores = scores_all[cls, np.arange(out.shape[1])]
@@ -83,13 +126,18 @@ class TileDetector:
         if not len(scores):
             return np.zeros((0, 4), np.float32), cls, scores
         xy = cxcywh[:, :2] - cxcywh[:, 2:] / 2
-        xyxy = np.hstack([xy, xy + cxcywh[:, 2:]])                                  # input px
-        idx = nms(xyxy, scores, self.iou)[:300]
-        b = xyxy[idx]
-        h, w = frame.shape[:2]
-        boxes = np.column_stack([(b[:, 0] - x0) / r, (b[:, 1] - y0) / r, (b[:, 2] - x0) / r, (b[:, 3] - y0) / r])
-        boxes = np.clip(boxes, 0, [w, h, w, h])
-        return boxes, cls[idx], scores[idx]
+        xyxy = np.hstack([xy, xy + cxcywh[:, 2:]])
+        idx = nms(xyxy, scores, self.iou)[:MAX_BOXES]
+        return xyxy[idx], cls[idx], scores[idx]
+
+
+def _starts(length: int, side: int, overlap: int) -> list[int]:
+    """Where slices of ``side`` start along ``length`` so that neighbours overlap by at least ``overlap`` and the
+    last one ends at the edge (one slice, padded, if the length fits)."""
+    if length <= side:
+        return [0]
+    n = -(-(length - overlap) // (side - overlap))
+    return [round(k * (length - side) / (n - 1)) for k in range(n)]
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:

@@ -149,6 +149,12 @@ class TileModel:
         (face up, face down) score thresholds instead of the whole-frame ones."""
         return self.detector.boxes(frame, conf or (self.up_conf, self.conf), native)
 
+    def slice_boxes(self, image: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
+        """A reading of a large image at its own scale in overlapping slices, in one batch
+        (TileDetector.slice_boxes), down to ``conf`` (the whole-frame thresholds if None)."""
+        return self.detector.slice_boxes(image, tile_sizes.SLICE_PX, tile_sizes.SLICE_OVERLAP_PX,
+                                         conf or (self.up_conf, self.conf))
+
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
         """Read square BGR crops (any size; resized to the classifier's input) in one batch.
 

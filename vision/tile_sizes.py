@@ -30,10 +30,23 @@ SMALL_TILE_AIM_PX = 26.0
 #: 3 x 3 pairs; 0.33, on real close-ups, reaches tiles that fill most of the picture (models/README.md).
 LARGE_TILE_PX = 1.25 * TYPICAL_TILE_PX
 LARGE_ZOOMS = (0.6, 0.33)
+#: The tiles' size is judged from the boxes of a reading at SIZE_CONF or more (either face), and only from
+#: MIN_SIZE_TILES of them or more: a whole table read at 512 px shows a few large near tiles among many it cannot
+#: see yet, and the median of those few took a 74-tile table for a close-up (issue 41).
+SIZE_CONF = 0.5
+MIN_SIZE_TILES = 8
+#: An image where too few tiles were found to judge their size is read again at its own resolution, up to
+#: this long side, before it is taken for a close-up of one large tile.
+UNKNOWN_SIDE_PX = 2048
+#: An image read larger than this on its long side is read in overlapping slices (TileDetector.slice_boxes),
+#: which keeps a 12 MP photo's memory to that of a few slices.
+WHOLE_MAX_PX = 1536
+SLICE_PX = 768
+SLICE_OVERLAP_PX = 128
 
 
 class SizedDetector(Protocol):
-    """What the size choice needs of a tile model: one-size readings and its thresholds."""
+    """What the size choice needs of a tile model: one-size readings, slices, and its thresholds."""
 
     fixed: tuple[int, int] | None
     up_conf: float
@@ -43,37 +56,67 @@ class SizedDetector(Protocol):
     def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None
               ) -> Reading: ...
 
+    def slice_boxes(self, image: np.ndarray, conf: tuple[float, float]) -> Reading: ...
+
     def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]: ...
+
+
+def tile_side(reading: Reading) -> float | None:
+    """The median short side of a reading's tiles (px of the image it read) among its boxes at SIZE_CONF or
+    more, or None where fewer than MIN_SIZE_TILES reach it: too few to say how large the tiles are."""
+    boxes, _cls, scores = reading
+    sure = boxes[scores >= SIZE_CONF]
+    return median_side(sure) if len(sure) >= MIN_SIZE_TILES else None
 
 
 def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
     """The tiles' boxes in an image (a camera frame or a photo, square pixels), read at the size that suits
     them, down to ``conf`` (the thresholds for whole frames, or for close-ups, if None).
 
-    A small pyramid, chosen by what the first reading finds: at DETECTOR_SIDE the tiles are measured;
-    smaller than SMALL_TILE_PX (a whole table in one frame) the image is read again larger, up to its own
-    resolution, and that reading is the answer; larger than LARGE_TILE_PX (a close-up, where the detector
-    may box pips) or where nothing was found (one tile may fill the picture), it is also read zoomed out
-    (``_closer``) and the surest reading kept. Each reading is made once, down to the lower of ``conf`` and
-    the thresholds that choose the size."""
+    A small pyramid, chosen by what the first reading at DETECTOR_SIDE finds (``tile_side``): tiles smaller
+    than SMALL_TILE_PX (a whole table in one frame) are read again larger, aiming at SMALL_TILE_AIM_PX, up to
+    the image's own resolution (``_larger``); tiles larger than LARGE_TILE_PX (a close-up, where the detector
+    may box pips) are also read zoomed out (``_closer``) and the surest reading kept. Where too few tiles were
+    found to judge their size, an image over twice that is read at its own resolution (up to UNKNOWN_SIDE_PX):
+    a whole table
+    whose tiles the first reading could not see comes out there; where that finds too few as well, it may be
+    one tile filling the picture, looked for zoomed out. Each reading is made once, down to the lower of
+    ``conf`` and the thresholds that choose the size."""
     usual = (model.up_conf, model.conf)
-    first = model.boxes(frame_bgr, conf=lowest(usual, conf))
+    low = lowest(usual, conf)
+    sizing = (SIZE_CONF, SIZE_CONF)
+    first = model.boxes(frame_bgr, conf=lowest(low, sizing))
     if model.fixed:
         return above(first, conf or usual)
     h, w = frame_bgr.shape[:2]
     r = DETECTOR_SIDE / max(h, w)
-    sure = above(first, usual)[0]
-    # Nothing found may be one tile too large to be seen at all: it is looked for zoomed out.
-    side = median_side(sure) * r if len(sure) else np.inf
-    if side > LARGE_TILE_PX:
+    side = tile_side(first)
+    if side is not None and side * r > LARGE_TILE_PX:
         return _closer(model, frame_bgr, first, r, conf)
-    if side >= SMALL_TILE_PX or r >= 1:
+    if side is not None and (side * r >= SMALL_TILE_PX or r >= 1):
         return above(first, conf or usual)
-    zoom = min(1 / r, SMALL_TILE_AIM_PX / max(side, 1.0))
-    larger = cv2.resize(frame_bgr, None, fx=zoom * r, fy=zoom * r, interpolation=DOWNSCALE) \
-        if zoom * r != 1 else frame_bgr
-    boxes, cls, scores = model.boxes(larger, native=True, conf=conf)
-    return boxes * (w / larger.shape[1]), cls, scores
+    if side is None:
+        if r > 0.5:
+            return _closer(model, frame_bgr, first, r, conf)
+        scale = min(1.0, UNKNOWN_SIDE_PX / max(h, w))
+        larger = _larger(model, frame_bgr, scale, lowest(low, sizing))
+        if tile_side(larger) is None:
+            return _closer(model, frame_bgr, first, r, conf)
+        return above(larger, conf or usual)
+    scale = min(1.0, SMALL_TILE_AIM_PX / max(side, 1.0))
+    return above(_larger(model, frame_bgr, scale, low), conf or usual)
+
+
+def _larger(model: SizedDetector, frame_bgr: np.ndarray, scale: float, conf: tuple[float, float]) -> Reading:
+    """The image read at ``scale`` of its own size (<= 1), whole up to WHOLE_MAX_PX on the long side, in
+    slices beyond; boxes in the image's pixels."""
+    h, w = frame_bgr.shape[:2]
+    img = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=DOWNSCALE) if scale != 1 else frame_bgr
+    if max(img.shape[:2]) <= WHOLE_MAX_PX:
+        boxes, cls, scores = model.boxes(img, native=True, conf=conf)
+    else:
+        boxes, cls, scores = model.slice_boxes(img, conf)
+    return boxes * (w / img.shape[1]), cls, scores
 
 
 def _closer(model: SizedDetector, frame_bgr: np.ndarray, first: Reading, r: float,
