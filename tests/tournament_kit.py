@@ -70,8 +70,10 @@ def wall(table: int, game: int, round_no: int = 1, client: str | None = None, **
 class Server:
     """``mahj tournament serve`` in a process of its own (a real server: it can be killed like one)."""
 
-    def __init__(self, db_url: str, *extra: str) -> None:
-        self.db_url, self.extra = db_url, extra
+    def __init__(self, db_url: str, *extra: str, files: int | None = None) -> None:
+        """``extra``: more serve options; ``files``: the server's limit on open files (soft and hard), as on a
+        machine that allows no more."""
+        self.db_url, self.extra, self.files = db_url, extra, files
         self.proc = None
         self.port: int | None = 0
 
@@ -84,12 +86,18 @@ class Server:
         cmd = [sys.executable, "-m", "assistant.cli", "tournament", "serve", "--db", self.db_url, "--host",
                "127.0.0.1", *port, "--json", *self.extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=Path(__file__).resolve().parents[1], start_new_session=True)
+                                     cwd=Path(__file__).resolve().parents[1], start_new_session=True,
+                                     preexec_fn=None if self.files is None else self._limit_files)
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError(f"server did not start: {self.proc.stderr.read()}")
         self.port = json.loads(line)["port"]
         return self
+
+    def _limit_files(self) -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.files, self.files))
 
     @property
     def base(self) -> str:
