@@ -236,3 +236,42 @@ def test_public_view_is_what_the_display_shows():
 def test_rack_order_is_rows_top_to_bottom_each_left_to_right():
     boxes = [(300, 10, 340, 70), (0, 12, 40, 72), (150, 100, 190, 160), (100, 8, 140, 68), (10, 98, 50, 158)]
     assert rack_order(boxes) == [1, 3, 0, 4, 2]
+
+
+def test_a_watched_game_never_journals_says_or_prints_a_seats_hand(tmp_path, capsys, monkeypatch):
+    """A whole game (`mahj demo`, the recording's true boxes) with a seat's hand on her page from the start: the
+    journal, every sentence handed to the table speaker and the console hold nothing of it."""
+    from assistant.cli import main
+    from assistant.commands.demo import DEMO_RECORDING
+    from assistant.speech import Speaker
+
+    if not DEMO_RECORDING.exists():
+        pytest.skip(f"no demo recording at {DEMO_RECORDING}")
+    hand = "9D 9D 9D 9D 1B 1B 1B 1B 5C 5C 5C 5C J".split()
+    said: list[str] = []
+    for name in ("say", "announce"):
+        original = getattr(Speaker, name)
+
+        def record(self, *args, _original=original, **kw):
+            got = _original(self, *args, **kw)
+            said.append(repr((args, kw, getattr(got, "text", got))))
+            return got
+        monkeypatch.setattr(Speaker, name, record)
+    start = DisplayServer.start
+    tokens = []
+
+    def start_and_take_a_photo(self, *args, **kw):
+        started = start(self, *args, **kw)
+        status, got = call(self.seats.link(0) + "api/tiles", {"tiles": [{"tile": t} for t in hand]})
+        assert status == 200 and got["advice"] is not None
+        tokens.append(self.seats.link(0).split("/")[-2])
+        return started
+    monkeypatch.setattr(DisplayServer, "start", start_and_take_a_photo)
+    assert main(["demo", "--out", str(tmp_path), "--detector", "oracle"]) == 0
+    assert tokens and said                               # the page had her hand; the speaker spoke the game
+    journal = (tmp_path / "journal.jsonl").read_text()
+    console = capsys.readouterr().out
+    names = ", ".join(["Nine Dot"] * 4)
+    assert json.dumps(hand[:6])[1:-1] not in journal and tokens[0] not in journal
+    assert not any(names in s or "You hold" in s or tokens[0] in s for s in said)
+    assert names not in console and "You hold" not in console
