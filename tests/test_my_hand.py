@@ -275,3 +275,48 @@ def test_a_watched_game_never_journals_says_or_prints_a_seats_hand(tmp_path, cap
     assert json.dumps(hand[:6])[1:-1] not in journal and tokens[0] not in journal
     assert not any(names in s or "You hold" in s or tokens[0] in s for s in said)
     assert names not in console and "You hold" not in console
+
+
+def test_the_console_shows_and_replaces_a_seat_link():
+    from assistant.wiring import KEY_HELP, parse_key_command, seat_link
+
+    assert parse_key_command("relink north") == {"seat_link": 3, "reissue": True}
+    assert parse_key_command("link 1") == {"seat_link": 1, "reissue": False}
+    assert parse_key_command("link") == "not done: say link SEAT (east, south, west, north or 0-3)"
+    assert "relink SEAT" in KEY_HELP
+
+    class Console:
+        json = False
+
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def text(self, message: str, **data) -> None:
+            self.lines.append(message)
+
+    class Assistant:
+        console = Console()
+        display = DisplayServer(port=0, token=TOKEN, seats=SeatPages(("Ada", "", "", ""), None, None))
+
+    pages = Assistant.display.seats
+    old = pages.link(3)
+    seat_link(Assistant, 3, reissue=True)
+    lines = Assistant.console.lines
+    assert pages.link(3) != old and pages.seat_of(old.split("/")[-2]) is None
+    assert "North: a new private link; the old one no longer works" in lines[0]
+    assert "phones cannot open them" in lines[1] and 'display.host = "0.0.0.0"' in lines[1]
+    assert lines[2].startswith("North's private page") and pages.link(3) in lines[2]
+    assert set(lines[3]) <= {"\u2588", "\u2580", "\u2584", " ", "\n"} and lines[3].count("\n") > 10  # its QR code
+
+
+def test_the_console_qr_code_scans_as_the_seat_link():
+    """The half-block QR code, turned back into pixels, decodes (OpenCV's reader) to the link it was made for."""
+    from assistant.qr import qr_text
+
+    url = "http://192.168.1.20:8765/seat/abcdefghijklmnopqrstuv/"
+    halves = {"\u2588": (1, 1), "\u2580": (1, 0), "\u2584": (0, 1), " ": (0, 0)}   # light top, light bottom
+    rows = []
+    for line in qr_text(url).split("\n"):
+        rows += [[halves[c][0] for c in line], [halves[c][1] for c in line]]
+    image = np.kron(np.array(rows, np.uint8) * 255, np.ones((8, 8), np.uint8))
+    assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
