@@ -25,7 +25,9 @@ def _at_once(port: int, token: str | list[str], posts: list[tuple[str, dict]]) -
     """Each (path, body) posted from a thread of its own (with ``token``, or the token of the same place in the
     list), all released together; the answers in order."""
     tokens = token if isinstance(token, list) else [token] * len(posts)
-    conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=60) for _ in posts]
+    # Each from an address of its own, as each table's phone is (one address may hold only so many connections).
+    conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(f"127.0.3.{i + 1}", 0))
+             for i in range(len(posts))]
     for c in conns:
         c.connect()
     gate = threading.Barrier(len(posts))
