@@ -209,22 +209,22 @@ def advise_pass(card: Card, tiles: Sequence[str], which: str, seen: Sequence[str
     most = min(PASS_SIZE if agreed is None else agreed, len(naturals))
     sizes = range(most + 1) if flexible else sorted({0, most})
     passes = [c for n in sizes for c in dict.fromkeys(itertools.combinations(naturals, n))]
-    keys = pass_key(card.pass_distances(tiles, passes, seen), np.array([ln.value for ln in card.lines]))
+    now = pass_key(card.pass_distances(tiles, [()], seen), _values(card))[0]
+    # a pass of n tiles moves her at most n further, and the objective looks one tile beyond that
+    within = None if now[0] >= DEAD_DISTANCE else int(now[0]) + most + 1
+    distances = card.pass_distances(tiles, passes, seen, within)
+    keys = pass_key(distances, _values(card))
     by_size: dict[int, list[int]] = {}
     for i, p in enumerate(passes):
         by_size.setdefault(len(p), []).append(i)
     best = {n: _best(keys, idx) for n, idx in by_size.items()}
-    now = keys[0]
     if flexible:  # as many as she can spare without moving further from her nearest line
         size = max(n for n, (k, _) in best.items() if k[0] == now[0] or n == 0)
     else:
         size = most
     key, chosen = best[size]
     after = passes[chosen[0]]
-    kept = list(tiles)
-    for t in after:
-        kept.remove(t)
-    keeps = [s.line for s in card.suggest(kept, (), seen) if not s.dead and s.missing == key[0]]
+    keeps = [ln for ln, d in zip(card.lines, distances[chosen[0]].tolist(), strict=True) if d == key[0]]
     blind = PASS_SIZE - size if which in BLIND_PASSES else 0
     return PassAdvice(
         which=which, tiles=after, blind=blind,
@@ -239,7 +239,11 @@ def _best(keys: np.ndarray, idx: list[int]) -> tuple[np.ndarray, list[int]]:
     """The lowest key among rows ``idx`` and every row that has it, in ``idx`` order."""
     sub = keys[idx]
     low = sub[np.lexsort(sub.T[::-1])[0]]
-    return low, [i for i, k in zip(idx, sub, strict=True) if (k == low).all()]
+    return low, [idx[i] for i in np.flatnonzero((sub == low).all(axis=1)).tolist()]
+
+
+def _values(card: Card) -> np.ndarray:
+    return np.array([ln.value for ln in card.lines])
 
 
 def _distance(key: np.ndarray) -> int | None:

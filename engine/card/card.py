@@ -279,12 +279,16 @@ class Card:
         hand = _hand(tiles, exposures)
         return self._suggest(hand, _tile_counts(seen), None)
 
-    def pass_distances(self, tiles: Sequence[str], passes: Sequence[Sequence[str]],
-                       seen: Sequence[str] = ()) -> np.ndarray:
+    def pass_distances(self, tiles: Sequence[str], passes: Sequence[Sequence[str]], seen: Sequence[str] = (),
+                       within: int | None = None) -> np.ndarray:
         """For a concealed hand and each way ``passes`` of giving some of its tiles away (never a joker): per
         pass and line, the fewest tiles the kept tiles still miss over the line's variations that can still be
         completed from what their owner has not seen (the set minus the kept tiles minus ``seen``); at least
         ``DEAD_DISTANCE`` where none can. What the Charleston advice ranks every possible pass by.
+
+        ``within``: only variations the whole hand misses by at most that many tiles are scored (giving tiles
+        away never brings a variation nearer), and a line with none of them reads ``within + 1``: the advice
+        only needs the lines within a few tiles of the nearest.
 
         Every per-entry gap depends only on how many tiles of the entry's kind are kept, so each variation's
         sums are those of the whole hand plus, for each kind a pass takes from, a correction worked out once per
@@ -293,32 +297,42 @@ class Card:
         hand = _hand(tiles, ())
         c = self._c
         kind, start = c.entry_kind, c.entry_start
-        n_var = len(c.variations)
-        seen_counts = _tile_counts(seen)
-        unseen, unseen_jokers = self._unseen(hand, seen_counts, own=True)
+        unseen, unseen_jokers = self._unseen(hand, _tile_counts(seen), own=True)
         g = _entry_gaps(hand.h[kind], c.entry_need, c.entry_elig, unseen[kind])
         terms = ("open", "elig_open", "lacking", "short")
-        base = [np.add.reduceat(getattr(g, t).astype(np.int32), start) for t in terms]
+        base = [np.add.reduceat(getattr(g, t), start) for t in terms]
+        scored = np.arange(len(c.variations))
+        if within is not None:
+            scored = np.flatnonzero(base[0] - np.minimum(hand.jokers, base[1]) <= within)
+        place = np.full(len(c.variations), -1)
+        place[scored] = np.arange(len(scored))
         rows: dict[tuple[int, int], int] = {}   # (kind, how many taken) -> its row in the corrections
         picks = np.zeros((len(passes), 3), dtype=np.intp)  # row 0: no correction
         for i, p in enumerate(passes):
-            taken = Counter(INDEX[_code(t)] for t in p)
+            taken: dict[int, int] = {}
+            for t in p:
+                k = INDEX[_code(t)]
+                taken[k] = taken.get(k, 0) + 1
             if INDEX[JOKER] in taken or len(taken) > 3 or any(n > hand.h[k] for k, n in taken.items()):
                 raise ValueError(f"cannot pass {' '.join(p)} from this hand (jokers are never passed)")
             picks[i, :len(taken)] = [rows.setdefault(kn, len(rows) + 1) for kn in sorted(taken.items())]
-        var_of = np.repeat(np.arange(n_var), c.entry_count)
-        corr = np.zeros((len(terms), len(rows) + 1, n_var), dtype=np.int32)
+        var_of = place[np.repeat(np.arange(len(c.variations)), c.entry_count)]
+        corr = np.zeros((len(terms), len(rows) + 1, len(scored)), dtype=np.int16)
         for (k, n), row in rows.items():
-            at = np.flatnonzero(kind == k)
+            at = np.flatnonzero((kind == k) & (var_of >= 0))
             after = _entry_gaps(hand.h[k] - n, c.entry_need[at], c.entry_elig[at], unseen[k] + n)
             for q, t in enumerate(terms):
-                corr[q, row] = np.bincount(var_of[at], getattr(after, t) - getattr(g, t)[at], n_var)
-        sums = [b[None, :] + cq[picks[:, 0]] + cq[picks[:, 1]] + cq[picks[:, 2]] for b, cq in zip(base, corr,
-                                                                                                  strict=True)]
-        open_, elig_open, lacking, short = sums
+                corr[q, row] = np.bincount(var_of[at], getattr(after, t) - getattr(g, t)[at], len(scored))
+        open_, elig_open, lacking, short = (b[scored][None, :] + cq[picks[:, 0]] + cq[picks[:, 1]] + cq[picks[:, 2]]
+                                            for b, cq in zip(base, corr, strict=True))
         missing = open_ - np.minimum(hand.jokers, elig_open)
         score = missing + DEAD_DISTANCE * _dead(lacking, short, hand.jokers + unseen_jokers)
-        return np.minimum.reduceat(score.T, c.starts, axis=0).T
+        out = np.full((len(passes), len(self.lines)), DEAD_DISTANCE if within is None else within + 1, np.int64)
+        if len(scored):
+            lines = c.line_of[scored]
+            first = np.flatnonzero(np.r_[True, lines[1:] != lines[:-1]])
+            out[:, lines[first]] = np.minimum.reduceat(score.T, first, axis=0).T
+        return out
 
     def lines_allowing(self, exposures: Sequence[Sequence[str]], seen: Sequence[str] = ()) -> list[CardLine]:
         """Lines a hand with these exposures could still complete, judged from the table only (the concealed
