@@ -11,7 +11,7 @@ from tournament_kit import Server, new_tournament, wall
 from assistant.cli import main
 from assistant.pipeline import Assistant
 from assistant.profile import Profile
-from assistant.tournament.client import Queue, Sender, TableReporter
+from assistant.tournament.client import Queue, Sender, TableReporter, made_for
 from assistant.wiring import load_game_card, load_scoring
 from datasets.misreads import camera_view
 from engine.referee import Referee
@@ -60,7 +60,7 @@ def test_each_finished_game_is_reported_with_the_referees_points(event, tmp_path
     before = standings(server)
     payments = play(reporter, players, seed)
     reporter.close()
-    assert reporter.queue.pending() == []
+    assert reporter.queue.pending(reporter.sender.here) == []
     answer = next(iter(reporter.queue.answers.values()))
     assert answer["status"] == "counted", (answer, said)
     letters = list(seats[table])
@@ -87,10 +87,10 @@ def test_offline_reports_queue_on_disk_and_resend_once(event, tmp_path):
     assert any("not reachable" in s for s in said)
     play(offline, 4, 2)
     offline.close(wait_s=0.5)
-    assert len(Queue(queue_file).pending()) == 1 and "kept in" in said[-1]
+    assert len(Queue(queue_file).pending(offline.sender.here)) == 1 and "kept in" in said[-1]
     # The ack of an earlier report was lost: the server has it, the queue still holds it as pending.
     lost = wall(2, 2, client="lost-ack", source="camera")
-    Queue(queue_file).add(lost)
+    Queue(queue_file).add(lost, made_for(server.base, 2, tokens["2"]))
     import urllib.request
 
     req = urllib.request.Request(server.base + "/api/reports", data=json.dumps(lost).encode(), method="POST",
@@ -101,8 +101,8 @@ def test_offline_reports_queue_on_disk_and_resend_once(event, tmp_path):
     assert back.game == 3  # games 1 (queued) and 2 (counted) are taken
     back.close()
     answers = Queue(queue_file).answers
-    assert Queue(queue_file).pending() == [] and sorted(a["status"] for a in answers.values()) == ["counted",
-                                                                                                     "duplicate"]
+    assert Queue(queue_file).pending(back.sender.here) == []
+    assert sorted(a["status"] for a in answers.values()) == ["counted", "duplicate"]
     after = standings(server)
     assert sum(after.values()) - sum(before.values()) == sum(next(a for a in answers.values()
                                                                   if a["status"] == "counted")["points"].values())
@@ -113,9 +113,9 @@ def test_a_refused_report_is_not_resent_forever(event, tmp_path):
     said = []
     reporter = TableReporter(Sender(server.base, 1, "stale-or-wrong"), Queue(tmp_path / "q.jsonl"), round_no=1,
                              game=4, say=said.append)
-    reporter.queue.add(wall(1, 4, client="x", source="camera"))
+    reporter.queue.add(wall(1, 4, client="x", source="camera"), reporter.sender.here)
     reporter.close()
-    assert reporter.queue.pending() == [] and any("refused by the tournament" in s for s in said)
+    assert reporter.queue.pending(reporter.sender.here) == [] and any("refused by the tournament" in s for s in said)
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -145,6 +145,59 @@ def test_the_report_takes_who_is_out_and_what_was_exposed_from_the_referee_as_th
               Ruling("game_over", 2.5, None, {"reason": "mahjong"})):
         reporter.ruling(r)
     reporter.close(wait_s=0.1)
-    [report] = Queue(tmp_path / "q.jsonl").pending()
+    [report] = Queue(tmp_path / "q.jsonl").pending(reporter.sender.here)
     assert report["dead"] == ["D"] and report["in_error"] == []
     assert report["winner"] == "C" and report["exposures"] == 2 and report["quint"] is True
+
+
+def test_a_report_queued_for_another_event_is_kept_and_sent_only_to_its_own(tmp_path):
+    """A table's queue holds a report of last month's event (its server went down before it was sent) and a
+    line from a mahj that did not record the event; this month's event, same name, same address, new tokens:
+    neither is sent to it nor numbers its games, both stay in the file, the table is told whose they are; the
+    old event's server, back, still gets its own report."""
+    queue_file = tmp_path / "tournament-queue.jsonl"
+    old_url = f"sqlite:///{tmp_path / 'old.db'}"
+    _, old_tokens = new_tournament(old_url)
+    old_server = Server(old_url).start()
+    said: list[str] = []
+    old = TableReporter(Sender(old_server.base, 1, old_tokens["1"]), Queue(queue_file), say=said.append)
+    assert old.sender.here["event"] and old.game == 1
+    old_server.stop()
+    play(old, 4, 3)  # the game ends while the server is down: queued for the old event
+    old.close(wait_s=0.2)
+    with open(queue_file, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"report": wall(1, 2, client="before-events-were-recorded")}) + "\n")
+    kept = queue_file.read_text(encoding="utf-8")
+
+    new_url = f"sqlite:///{tmp_path / 'new.db'}"
+    _, new_tokens = new_tournament(new_url)  # the same name, "Spring Open"
+    new_server = Server(new_url)
+    new_server.port = old_server.port
+    new_server.start()
+    try:
+        said.clear()
+        new = TableReporter(Sender(new_server.base, 1, new_tokens["1"]), Queue(queue_file), say=said.append)
+        assert new.round == 1 and new.game == 1  # not game 2: the old event's games are not this one's
+        new.close()
+        told = " | ".join(said)
+        assert f"1 queued report(s) in {queue_file} were made for 'Spring Open' at {old_server.base}, not this " \
+               "tournament: they are not sent here and stay in that file" in told
+        assert "made for a tournament this queue did not record (queued by an older mahj)" in told
+        assert set(standings(new_server).values()) == {0}
+        assert queue_file.read_text(encoding="utf-8").startswith(kept)  # nothing removed
+        assert len(Queue(queue_file).elsewhere(new.sender.here)) == 2
+        again = TableReporter(Sender(new_server.base, 1, new_tokens["1"]), Queue(queue_file), say=said.append)
+        play(again, 4, 4)
+        again.close()
+        answers = [a for a in Queue(queue_file).answers.values()]
+        assert [(a["status"], a["game"]) for a in answers] == [("counted", 1)]  # its own first game
+    finally:
+        new_server.stop()
+    old_server.start()  # the old event's server is back: its report goes there, once
+    try:
+        back = TableReporter(Sender(old_server.base, 1, old_tokens["1"]), Queue(queue_file), say=said.append)
+        back.close()
+        statuses = sorted(a["status"] for a in Queue(queue_file).answers.values())
+        assert statuses == ["counted", "counted"] and sum(standings(old_server).values()) != 0
+    finally:
+        old_server.stop()

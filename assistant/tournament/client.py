@@ -6,12 +6,19 @@ the server counts it once however often the network drops; the queue survives a 
 and is sent on from where it stopped. Only the standard library is used here (no database on a table's
 computer).
 
+Each queued report records whom it was made for: the server's address, the tournament (its name and ``event``
+identity, when the server could be reached) and the table and token. A report is sent only to the tournament it
+was made for: the same event, or, when it was queued before the event could be learnt, the same table token
+(a new tournament issues new tokens). A report left from another event (or from a version of mahj that did
+not record it) is never sent: it stays in the queue file, and the table is told so and whose it is.
+
 Chairs map to seat letters as the tournament numbers them: chair 0 (East of the table's first game) is A, then
 B, C, D counter-clockwise; at a 3-player table the chairs take the table's three letters in order.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -32,14 +39,40 @@ OUTCOMES = {"mahjong": "mahjong", "wall_game": "wall_game", "time": "time", "las
             "all_dead": "all_out", "three_dead": "all_out"}
 
 
+def made_for(server: str, table: int, token: str, event: str | None = None, tournament: str | None = None) -> dict:
+    """Whom a report is made for, as its queue line records it (the token as a digest: never the token)."""
+    return {"server": server.rstrip("/"), "tournament": tournament, "event": event, "table": table,
+            "token": hashlib.sha256(token.encode()).hexdigest()[:16]}
+
+
+def same_event(made: dict | None, here: dict) -> bool:
+    """Whether a report made for ``made`` (None: a queue line that does not say) belongs to the tournament of
+    ``here``: the same event when both know it, else the same table token."""
+    if not made:
+        return False
+    if made.get("event") and here.get("event"):
+        return made["event"] == here["event"]
+    return made.get("token") == here["token"] and made.get("table") == here["table"]
+
+
+def whose(made: dict | None) -> str:
+    """A queued report's tournament, in words."""
+    if not made:
+        return "a tournament this queue did not record (queued by an older mahj)"
+    name = repr(made["tournament"]) if made.get("tournament") else "a tournament"
+    return f"{name} at {made.get('server')}"
+
+
 class Queue:
-    """Reports waiting for the server, as JSON Lines: ``{"report": ...}`` when queued, ``{"done": client_id,
-    "answer": ...}`` when the server answered (counted, agreed, disputed or refused)."""
+    """Reports waiting for the server, as JSON Lines: ``{"report": ..., "for": made_for(...)}`` when queued,
+    ``{"done": client_id, "answer": ...}`` when the server answered (counted, agreed, disputed or refused).
+    Nothing is ever removed from the file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lock = threading.Lock()
         self.reports: dict[str, dict] = {}
+        self.made_for: dict[str, dict | None] = {}
         self.answers: dict[str, dict] = {}
         if path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
@@ -49,6 +82,7 @@ class Queue:
                     continue  # a line cut short by a crash: its report was never acknowledged as queued
                 if "report" in rec:
                     self.reports[rec["report"]["client_id"]] = rec["report"]
+                    self.made_for[rec["report"]["client_id"]] = rec.get("for")
                 elif "done" in rec:
                     self.answers[rec["done"]] = rec.get("answer", {})
 
@@ -59,23 +93,36 @@ class Queue:
             f.flush()
             os.fsync(f.fileno())
 
-    def add(self, report: dict) -> None:
+    def add(self, report: dict, made: dict) -> None:
+        """Queue ``report``, made for ``made`` (``made_for``)."""
         with self.lock:
-            self._append({"report": report})
+            self._append({"report": report, "for": made})
             self.reports[report["client_id"]] = report
+            self.made_for[report["client_id"]] = made
 
     def done(self, client_id: str, answer: dict) -> None:
         with self.lock:
             self._append({"done": client_id, "answer": answer})
             self.answers[client_id] = answer
 
-    def pending(self) -> list[dict]:
+    def pending(self, here: dict) -> list[dict]:
+        """The reports made for the tournament of ``here`` that the server has not answered yet."""
         with self.lock:
-            return [r for c, r in self.reports.items() if c not in self.answers]
+            return [r for c, r in self.reports.items() if c not in self.answers and same_event(self.made_for[c], here)]
 
-    def last_place(self) -> tuple[int, int] | None:
+    def elsewhere(self, here: dict) -> dict[str, int]:
+        """Unanswered reports made for another tournament than ``here``'s: how many for each, in words."""
         with self.lock:
-            places = [(r["round"], r["game"]) for r in self.reports.values()]
+            out: dict[str, int] = {}
+            for c in self.reports:
+                if c not in self.answers and not same_event(self.made_for[c], here):
+                    out[whose(self.made_for[c])] = out.get(whose(self.made_for[c]), 0) + 1
+            return out
+
+    def last_place(self, here: dict) -> tuple[int, int] | None:
+        """The latest (round, game) queued for the tournament of ``here``."""
+        with self.lock:
+            places = [(r["round"], r["game"]) for c, r in self.reports.items() if same_event(self.made_for[c], here)]
         return max(places) if places else None
 
 
@@ -84,6 +131,11 @@ class Sender:
 
     def __init__(self, base_url: str, table: int, token: str) -> None:
         self.base, self.table, self.token = base_url.rstrip("/"), table, token
+        self.here = made_for(self.base, table, token)  # the event and name are learnt from the server
+
+    def learn(self, view: dict) -> None:
+        """Take the tournament's name and event from its table view."""
+        self.here = made_for(self.base, self.table, self.token, view.get("event"), view.get("tournament"))
 
     def _request(self, path: str, body: dict | None = None) -> tuple[int, dict]:
         data = None if body is None else json.dumps(body).encode()
@@ -104,7 +156,19 @@ class Sender:
         status, data = self._request(f"/api/table/{self.table}")
         if status != 200:
             raise OSError(data.get("error", f"HTTP {status}"))
+        self.learn(data)
         return data
+
+    def identify(self) -> bool:
+        """Learn which tournament answers at this address now (a refused token learns nothing, and the reports
+        are then matched by token); False when the server cannot be reached."""
+        try:
+            status, data = self._request(f"/api/table/{self.table}")
+        except (OSError, ValueError):
+            return False
+        if status == 200:
+            self.learn(data)
+        return status < 500
 
     def post(self, report: dict) -> tuple[int, dict]:
         return self._request("/api/reports", report)
@@ -123,6 +187,7 @@ class TableReporter:
                  hand_of: Callable[[int], list[str] | None] = lambda seat: None,
                  seats: Callable[[], list[dict]] = list, say: Callable[[str], Any] = print) -> None:
         self.sender, self.queue, self.hand_of, self.seats, self.say = sender, queue, hand_of, seats, say
+        self._told: str | None = None  # the tournament whose foreign reports were last told about
         self.letters = list(LETTERS)
         self.round, self.game = round_no, game
         try:
@@ -136,10 +201,11 @@ class TableReporter:
                 self.round = view["round"]
             if self.game is None:
                 counted = {int(g) for g in view["counted"]}
-                last = queue.last_place()
+                last = queue.last_place(sender.here)
                 done = max(counted | ({last[1]} if last and last[0] == self.round else set()), default=0)
                 self.game = done + 1
-        last = queue.last_place()
+        self._tell_elsewhere()
+        last = queue.last_place(sender.here)
         if self.round is None:
             self.round = last[0] if last else 1
         if self.game is None:
@@ -195,7 +261,7 @@ class TableReporter:
             report |= self._win_fields(self.win, seats)
         if outcome == "last_survivor" and self.survivor is not None:
             report["survivor"] = self.letter(self.survivor)
-        self.queue.add(report)
+        self.queue.add(report, self.sender.here)
         self.say(f"game {self.game} of round {self.round}: report queued for the tournament")
         self.game = (self.game or 0) + 1
         self._wake.set()
@@ -218,10 +284,20 @@ class TableReporter:
             out["hand"] = {"concealed": " ".join(sorted(concealed.elements())), "exposed": [" ".join(g) for g in shown]}
         return out
 
+    def _tell_elsewhere(self) -> None:
+        """Say, once per tournament learnt, which queued reports were made for another one (kept, not sent)."""
+        key = self.sender.here.get("event") or self.sender.here["token"]
+        if key == self._told:
+            return
+        self._told = key
+        for who, n in self.queue.elsewhere(self.sender.here).items():
+            self.say(f"{n} queued report(s) in {self.queue.path} were made for {who}, not this tournament: they "
+                     "are not sent here and stay in that file (give them to that event's director)")
+
     def _send_loop(self) -> None:
         tries = 0
         while not self._stop:
-            pending = self.queue.pending()
+            pending = self.queue.pending(self.sender.here)
             if not pending:
                 self._wake.wait(timeout=5.0)
                 self._wake.clear()
@@ -239,7 +315,10 @@ class TableReporter:
             return self._flush()
 
     def _flush(self) -> bool:
-        for report in self.queue.pending():
+        if not self.sender.identify():
+            return False
+        self._tell_elsewhere()
+        for report in self.queue.pending(self.sender.here):
             try:
                 status, answer = self.sender.post(report)
             except (OSError, urllib.error.URLError):
@@ -258,13 +337,13 @@ class TableReporter:
     def close(self, wait_s: float = 3.0) -> None:
         """Try to send what is queued for up to ``wait_s``; what is left stays in the queue for next time."""
         end = time.monotonic() + wait_s
-        while self.queue.pending() and time.monotonic() < end:
+        while self.queue.pending(self.sender.here) and time.monotonic() < end:
             if not self.flush_once():
                 break
         self._stop = True
         self._wake.set()
         self._thread.join(timeout=2.0)
-        left = len(self.queue.pending())
+        left = len(self.queue.pending(self.sender.here))
         if left:
             self.say(f"{left} tournament report(s) not sent yet; they are kept in {self.queue.path} and sent next "
                      "time mahj watch runs with --tournament")

@@ -237,19 +237,20 @@ def _summary(body_json: str) -> dict[str, Any]:
 def standings_view(store: Store) -> dict[str, Any]:
     """The standings page's data, from one snapshot: a hall screen polls it, so one connection, not three."""
     with store.reader.connect() as conn:
-        current, rows = store.current_round(conn), store.standings(conn)
-    return {"tournament": store.name, "round": current, "rounds": store.rounds,
+        current, rows, finished = store.current_round(conn), store.standings(conn), store.finished(conn)
+    return {"tournament": store.name, "round": current, "rounds": store.rounds, "finished": finished,
             "standings": [r.to_json() for r in rows]}
 
 
 def table_view(store: Store, table: int) -> dict[str, Any]:
-    """What the scorer page shows: the round, who sits where, who is East, what is counted, the card's lines."""
+    """What the scorer page shows: the round, who sits where, who is East, what is counted, the card's lines; and
+    the tournament's ``event`` identity, which a camera table records with each report it queues."""
     from sqlalchemy import select
 
     from assistant.tournament import db
 
     with store.reader.connect() as conn:
-        current = store.current_round(conn)
+        current, finished = store.current_round(conn), store.finished(conn)
         seats = store.seating(current, conn).get(table, {})
         rows = conn.execute(select(db.results.c.game, db.results.c.points, db.reports.c.body)
                             .join(db.reports, db.reports.c.id == db.results.c.report_id)
@@ -257,8 +258,9 @@ def table_view(store: Store, table: int) -> dict[str, Any]:
     counted = {g: {"points": json.loads(p), "result": _summary(b)} for g, p, b in rows}
     east = {g: east_of_game(g, list(seats)) if len(seats) == 4 or g <= len(seats) else None
             for g in range(1, store.games_per_round + 1)}
-    return {"tournament": store.name, "table": table, "round": current, "rounds": store.rounds,
-            "games_per_round": store.games_per_round, "seats": seats, "east": east,
+    return {"tournament": store.name, "event": store.event, "table": table, "round": current,
+            "rounds": store.rounds, "finished": finished, "games_per_round": store.games_per_round, "seats": seats,
+            "east": east,
             "counted": {str(g): v for g, v in sorted(counted.items())},
             "lines": [{"section": ln.section, "number": ln.number, "value": ln.value, "text": ln.text}
                       for ln in store.card.lines], "card": store.card.name}
@@ -269,8 +271,8 @@ def director_view(store: Store) -> dict[str, Any]:
 
     from assistant.tournament import db
 
-    current = store.current_round()
     with store.reader.connect() as conn:
+        current, finished = store.current_round(conn), store.finished(conn)
         disputes = reports.open_disputes(conn)
         counted = {(r, t, g): b for r, t, g, b in conn.execute(
             select(db.results.c.round, db.results.c.table_no, db.results.c.game, db.reports.c.body)
@@ -280,7 +282,7 @@ def director_view(store: Store) -> dict[str, Any]:
               "counted": _summary(counted[d["round"], d["table_no"], d["game"]])} for d in disputes]
     log = [{k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in c.items()}
            for c in reports.corrections_log(store)]
-    return {"tournament": store.name, "round": current, "rounds": store.rounds,
+    return {"tournament": store.name, "round": current, "rounds": store.rounds, "finished": finished,
             "games_per_round": store.games_per_round, "tables": reports.table_status(store, current),
             "disputes": queue, "corrections": log}
 

@@ -15,7 +15,7 @@ async function refresh() {
   }
   $("title").textContent = `${d.tournament}: director`;
   document.title = `${d.tournament}: director`;
-  $("round").textContent = `Round ${d.round} of ${d.rounds}`;
+  $("round").textContent = d.finished ? `Round ${d.round} of ${d.rounds}: the tournament is over` : `Round ${d.round} of ${d.rounds}`;
   $("tables").innerHTML = d.tables.map((t) => `<tr><td class="num">${t.table}</td><td>` +
     Object.entries(t.seats).map(([x, n]) => `${x} ${esc(n)}`).join(", ") + `</td><td>${t.games_counted.length} of ` +
     `${d.games_per_round}${t.complete ? " ✓" : ""}${t.open_disputes ? `, ${t.open_disputes} disputed` : ""}</td>` +

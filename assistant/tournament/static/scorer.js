@@ -36,7 +36,7 @@ async function load() {
   view = await getJSON(`/api/table/${table}`);
   $("title").textContent = `Table ${view.table}`;
   document.title = `Table ${view.table}: ${view.tournament}`;
-  $("where").textContent = `${view.tournament}, round ${view.round} of ${view.rounds}`;
+  $("where").textContent = `${view.tournament}, round ${view.round} of ${view.rounds}${view.finished ? ": the tournament is over" : ""}`;
   $("seats").innerHTML = Object.entries(view.seats).map(([x, n]) => `<li>${x}: ${esc(n)}</li>`).join("");
   const counted = Object.entries(view.counted);
   $("counted").innerHTML = counted.length ? counted.map(([g, c]) =>

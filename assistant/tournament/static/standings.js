@@ -5,7 +5,7 @@ async function refresh() {
     const s = await getJSON("/api/standings");
     $("title").textContent = `${s.tournament}: standings`;
     document.title = `${s.tournament}: standings`;
-    $("round").textContent = `Round ${s.round} of ${s.rounds}`;
+    $("round").textContent = s.finished ? `Final standings after ${s.rounds} rounds` : `Round ${s.round} of ${s.rounds}`;
     $("rows").innerHTML = s.standings.map((r) => `<tr><td class="num">${r.place}</td><td>${esc(r.name)}</td>` +
       `<td class="num">${r.points}</td><td class="num">${r.games}</td></tr>`).join("");
     $("error").textContent = "";
