@@ -1,0 +1,151 @@
+"""How well ``mahj hand`` reads a rack before anyone corrects it (issue 44's goal: >= 0.95 of tiles right on the
+real player's-eye rack photos of a source held out from training).
+
+The photos: chinese-mahjong-detection-photos' player's-eye views of racks and rows of tiles (its Facebook-named
+photos and ``hand_*``; not the top-down ivory set or the riichi table), in the held-out splits of
+``datasets/real_photos.py`` (fixed, committed: whole scenes held out; label fixes applied). Needs ``../shared``.
+Each photo is read as ``mahj hand`` reads it (``assistant.rack_reading.read_rack``: ``TileModel.detect`` with the
+shipped model, or ``--models``/``--set``). A labelled tile counts as read right when a face-up box matches it
+(IoU >= 0.5, surest first, as bench/eval_real.py matches) and reads its kind; a missed tile counts as wrong.
+Also: tiles marked doubtful (asked about, DOUBTFUL_BELOW), how right the tiles not marked are, how many of the
+wrong reads were marked, and face-up boxes on no labelled tile (extra tiles a player would have to delete).
+
+    python bench/bench_hand.py [--splits test] [--models DIR | --set NAME] [--per-photo] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eval_real import match  # noqa: E402
+
+from assistant.rack_reading import DOUBTFUL_BELOW, read_rack  # noqa: E402
+from datasets import real_photos  # noqa: E402
+
+#: chinese photos taken from the player's seat: Facebook-named photos and ``hand_*`` (datasets SOURCE.md).
+PLAYERS_EYE = re.compile(r"^(hand_\d+|\d{6,}_\d+_\d+_n)")
+
+
+@dataclass
+class PhotoResult:
+    photo: str
+    kind: str
+    tiles: int          # labelled tiles with a known kind
+    right: int          # read as their kind, before any correction
+    doubtful: int       # matched tiles marked doubtful
+    wrong_marked: int   # of the wrong reads, how many were marked doubtful
+    wrong_read: int     # tiles found but read as another kind
+    missed: int         # labelled tiles with no face-up box
+    extra: int          # face-up boxes on no labelled tile
+    seconds: float
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / max(self.tiles, 1)
+
+
+def measure(model, photo: real_photos.RealPhoto) -> PhotoResult:
+    image = photo.load()
+    t0 = time.perf_counter()
+    reading = read_rack(model, image)
+    seconds = time.perf_counter() - t0
+    known = [i for i, c in enumerate(photo.codes) if c is not None]
+    truth = photo.boxes[known]
+    codes = [photo.codes[i] for i in known]
+    pred = np.array([t.box for t in reading.tiles], np.float32).reshape(-1, 4)
+    scores = np.array([t.score for t in reading.tiles], np.float32)
+    matched = match(pred, scores, truth)
+    right = doubtful = wrong_marked = wrong_read = 0
+    for j, k in enumerate(matched):
+        if k < 0:
+            continue
+        tile = reading.tiles[k]
+        doubtful += tile.doubtful
+        if tile.tile == codes[j]:
+            right += 1
+        else:
+            wrong_read += 1
+            wrong_marked += tile.doubtful
+    # face-up boxes matching no labelled tile at all (unknown-kind labels are real tiles: not extra)
+    every = match(pred, scores, photo.boxes)
+    extra = len(reading.tiles) - int((every >= 0).sum())
+    kind = "hand" if photo.path.name.startswith("hand_") else "facebook"
+    return PhotoResult(photo.path.name, kind, len(codes), right, doubtful, wrong_marked, wrong_read,
+                       int((matched < 0).sum()), extra, seconds)
+
+
+def summary(results: list[PhotoResult]) -> dict:
+    tiles = sum(r.tiles for r in results)
+    right = sum(r.right for r in results)
+    doubtful = sum(r.doubtful for r in results)
+    wrong_read = sum(r.wrong_read for r in results)
+    found = right + wrong_read
+    sure_right = right - sum(r.doubtful - r.wrong_marked for r in results)  # right tiles not marked
+    sure = found - doubtful
+    accs = [r.accuracy for r in results if r.tiles]
+    return {"photos": len(results), "tiles": tiles, "read_right": right / max(tiles, 1),
+            "per_photo_mean": float(np.mean(accs)) if accs else None,
+            "per_photo_median": float(np.median(accs)) if accs else None,
+            "photos_at_0.95": sum(a >= 0.95 for a in accs),
+            "missed": sum(r.missed for r in results) / max(tiles, 1),
+            "read_wrong": wrong_read / max(tiles, 1),
+            "doubtful": doubtful / max(found, 1),
+            "right_when_not_doubtful": sure_right / max(sure, 1),
+            "wrong_reads_marked": sum(r.wrong_marked for r in results) / max(wrong_read, 1),
+            "extra_boxes": sum(r.extra for r in results),
+            "seconds_median": float(np.median([r.seconds for r in results])) if results else None}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--splits", nargs="+", default=["test"], choices=("train", "val", "test"),
+                    help="which splits of datasets/real_photos.py (default: test, held out from training)")
+    ap.add_argument("--models", type=Path, default=None, help="model folder (default: the shipped models)")
+    ap.add_argument("--set", dest="set_name", default=None, help="a set learned with `mahj setup tiles`")
+    ap.add_argument("--per-photo", action="store_true", help="print a row per photo")
+    ap.add_argument("--json", type=Path, help="write every figure and every photo's row here")
+    args = ap.parse_args()
+    if not real_photos.CHINESE.exists():
+        print(f"needs {real_photos.CHINESE} (../shared/datasets)", file=sys.stderr)
+        return 2
+    from vision.enroll import load_set
+    from vision.tile_model import TileModel, sets_dir
+
+    model = load_set(sets_dir() / args.set_name) if args.set_name else TileModel.load(args.models)
+    photos = [p for p in real_photos.photos(tuple(args.splits), ("chinese",)) if PLAYERS_EYE.match(p.path.name)]
+    results = [measure(model, p) for p in photos]
+    if args.per_photo:
+        print(f"{'photo':58} {'tiles':>5} {'right':>5} {'acc':>6} {'doubt':>5} {'wrong':>5} {'marked':>6} "
+              f"{'missed':>6} {'extra':>5}")
+        for r in sorted(results, key=lambda r: r.accuracy):
+            print(f"{r.photo[:58]:58} {r.tiles:5} {r.right:5} {r.accuracy:6.3f} {r.doubtful:5} {r.wrong_read:5} "
+                  f"{r.wrong_marked:6} {r.missed:6} {r.extra:5}")
+    groups = {"all": results} | {k: [r for r in results if r.kind == k] for k in ("facebook", "hand")}
+    out = {name: summary(rs) for name, rs in groups.items()}
+    print(f"player's-eye rack photos, splits {'+'.join(args.splits)}, model "
+          f"{args.set_name or args.models or 'shipped'}, doubtful below {DOUBTFUL_BELOW}")
+    for name, s in out.items():
+        print(f"  {name:9} {s['photos']:3} photos {s['tiles']:4} tiles: read right {s['read_right']:.3f} "
+              f"(per photo mean {s['per_photo_mean']:.3f}, median {s['per_photo_median']:.3f}, "
+              f"{s['photos_at_0.95']} photos >= 0.95); missed {s['missed']:.3f}, read wrong {s['read_wrong']:.3f}; "
+              f"doubtful {s['doubtful']:.3f}, right when not doubtful {s['right_when_not_doubtful']:.3f}, wrong "
+              f"reads marked {s['wrong_reads_marked']:.3f}; extra boxes {s['extra_boxes']}; "
+              f"{s['seconds_median']:.2f} s/photo")
+    if args.json:
+        args.json.write_text(json.dumps({"summary": out, "photos": [asdict(r) for r in results]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    with real_photos.fixes_checked():
+        sys.exit(main())
