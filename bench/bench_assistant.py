@@ -11,12 +11,7 @@ and the display's update latency in a real browser.
 2. CPU and memory during that paced run: process CPU time / wall time (100 % = one core of the two), peak RSS.
 3. Display latency: a real headless Chromium shows the display; snapshots are published at 10 Hz and the page
    records when each was rendered (DOM updated); latency = rendered - published (same wall clock).
-4. Discard -> speech start (issue 33, ``--speech``): the recording is played paced with speech on; espeak-ng
-   synthesises each announcement to a pipe and the moment its first audio arrives is the speech start (the audio
-   is then "played" by waiting its length, so later announcements queue as at a table). For every true discard
-   (``discard_down`` in the truth log) the latency is that start minus the true moment (t0 + t) for the next
-   discard announcement ("Seat, Tile", whatever tile was read); discards never announced count as missed.
-   Goal p95 <= 1 s.
+4. Discard -> speech start and the rest of what a blind player hears: bench/bench_speech.py.
 """
 
 from __future__ import annotations
@@ -132,59 +127,6 @@ def bench_pipeline(video: Path, truth: Path, oracle: bool = False) -> dict:
     }
 
 
-def truth_discards(truth: Path) -> list[tuple[float, str]]:
-    """(true time, tile) of every discard in a truth log."""
-    from vision.events import read_log
-
-    return [(o.t_action if o.t_action is not None else o.t, o.tile) for o in read_log(truth)
-            if o.type == "discard_down"]
-
-
-def bench_speech(video: Path, truth: Path) -> dict:
-    """Discard landing -> first audio of its announcement, through the whole assistant with real espeak-ng."""
-    import subprocess
-
-    import assistant.session as session
-    import assistant.speech as speech
-    from engine.tiles import TILES, spoken_name
-
-    starts: list[tuple[float, str]] = []
-
-    def timed_speak(self: speech.Speaker, text: str) -> None:
-        proc = subprocess.Popen(["espeak-ng", "--stdout", "-v", self.voice, "-s", str(self.rate), "--", text],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        first = proc.stdout.read(4096)  # the WAV header and the first samples: audio could start now
-        starts.append((time.monotonic(), text))
-        rest = proc.stdout.read()
-        proc.wait()
-        time.sleep(max(0, len(first) + len(rest) - 44) / 2 / 22050)  # "playing": 16-bit mono at 22.05 kHz
-
-    speech.audio_output = lambda: "bench"  # no sound card needed: the audio goes to the pipe
-    speech.Speaker._speak_with_engine = timed_speak
-    profile = load_profile(None)
-    profile = replace(profile, board_port="sim", display=replace(profile.display, enabled=False))
-    source = FrameSource(video, paced=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        journal = Path(tmp) / "journal.jsonl"
-        prime_journal(journal, video)
-        session.watch(profile, Options(quiet=True, speech=True, display=False), source, journal, keyboard=False,
-                      stop_at_game_over=True)
-    # A discard's announcement is "Seat, Tile name" (a misread tile is still this discard's announcement).
-    names = tuple(f", {spoken_name(t)}" for t in TILES)
-    said = [(t, text) for t, text in starts if text.endswith(names)]
-    latencies, missed, used = [], 0, set()
-    for t_true, _ in truth_discards(truth):
-        landed = source.t0 + t_true
-        match = next((i for i, (t, _) in enumerate(said) if i not in used and t >= landed - 0.5), None)
-        if match is None:
-            missed += 1
-            continue
-        used.add(match)
-        latencies.append((said[match][0] - landed) * 1000)
-    return {"recording": str(video), "discards": len(latencies) + missed, "announced": len(latencies),
-            "missed": missed, "latencies_ms": [round(x, 1) for x in latencies]}
-
-
 def pooled(runs: list[dict]) -> dict:
     """The figures over several recordings: latencies pooled, CPU as the mean, memory as the peak."""
     lat = [x for r in runs for x in r["latencies_ms"]]
@@ -242,17 +184,9 @@ def main() -> int:
     ap.add_argument("--skip-display", action="store_true")
     ap.add_argument("--skip-pipeline", action="store_true")
     ap.add_argument("--oracle", action="store_true", help="also run with the renderer's true boxes as detector")
-    ap.add_argument("--speech", action="store_true", help="also measure discard -> speech start (espeak-ng)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out: dict = {"cpus": os.cpu_count()}
-    if args.speech:
-        runs = [bench_speech(v, v.with_suffix(".truth.jsonl")) for v in args.video]
-        lat = [x for r in runs for x in r["latencies_ms"]]
-        out["speech"] = {"runs": runs, "discards": sum(r["discards"] for r in runs),
-                         "missed": sum(r["missed"] for r in runs), "target_p95_ms": 1000,
-                         "discard_to_speech_ms": {"median": round(pct(lat, 50), 1), "p95": round(pct(lat, 95), 1),
-                                                  "max": round(max(lat), 1) if lat else None}}
     if not args.skip_pipeline:
         for key, oracle in (("pipeline", False), ("pipeline_oracle", True)):
             if oracle and not args.oracle:
@@ -286,11 +220,6 @@ def main() -> int:
                   f"of which ruling -> LED median {p['ruling_to_led_ms']['median']} ms")
             print(f"  CPU while watching: {p['cpu_percent_of_one_core']} % of one core "
                   f"({p['cpu_percent_of_two_cores']} % of 2 cores); peak RSS {p['peak_rss_mb']} MB")
-        if "speech" in out:
-            sp, d = out["speech"], out["speech"]["discard_to_speech_ms"]
-            print(f"discard landed -> speech starts (espeak-ng): median {d['median']} ms, p95 {d['p95']} ms "
-                  f"(goal <= 1000), max {d['max']} ms over {sp['discards'] - sp['missed']} discards "
-                  f"({sp['missed']} never announced)")
         if "display" in out:
             d = out["display"]["display_update_ms"]
             print(f"display update (published -> DOM updated, headless Chromium): median {d['median']} ms, "
