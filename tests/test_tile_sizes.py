@@ -69,25 +69,27 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
 
 
 @pytest.mark.parametrize("shape, side_px, passes", [
-    ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 8 px at the input, read again larger
+    ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 16 px at the first reading (1024), read again larger
+    ((2160, 3840), 30.0, 2),     # the same in 4K: 8 px at the first reading, read again at 26 px, in slices
     ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
     ((640, 640), 150.0, 4),      # a close-up: read again with the close-up thresholds, and zoomed out twice
     ((640, 640), None, 4),       # nothing found: maybe one tile filling the picture, looked for zoomed out
     ((1080, 1920), None, 5),     # nothing found in a large frame: read at its own size, then looked for zoomed out
-    ((720, 1280), 45.0, 2),      # 18 px at the input: found, but read again at the size it fits best
+    ((720, 1280), 45.0, 1),      # 18 px at 512, but 36 px at the first reading (1024): nothing to gain larger
     ((720, 1280), 60.0, 1),      # tiles the size the detector learnt
 ])
 def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monkeypatch, shape, side_px, passes):
     """How many detector passes ``detect`` makes, from the size of the tiles the first pass found (ten boxes,
-    enough to judge their size)."""
+    enough to judge their size; ``side_px`` in the frame's own pixels, scaled to the image each pass reads)."""
     calls = []
 
     def boxes(img, native=False, conf=None):
         calls.append(img.shape[:2])
         if side_px is None:
             return np.zeros((0, 4)), np.zeros(0, int), np.zeros(0)
-        x = np.arange(10.0)[:, None] * (side_px + 5)
-        return (np.hstack([x + 10, x * 0 + 10, x + 10 + side_px, x * 0 + 10 + 1.3 * side_px]), np.ones(10, int),
+        side = side_px * img.shape[1] / shape[1]
+        x = np.arange(10.0)[:, None] * (side + 5)
+        return (np.hstack([x + 10, x * 0 + 10, x + 10 + side, x * 0 + 10 + 1.3 * side]), np.ones(10, int),
                 np.full(10, 0.9))
 
     monkeypatch.setattr(model, "boxes", boxes)
@@ -151,14 +153,15 @@ def test_a_tile_cut_by_a_slice_edge_is_counted_once_and_never_lost(model, frame,
 
 
 def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
-    """Close-up photos get their own score thresholds (tuned on rendered close-ups): once the first pass says the
-    tiles are large, both readings are made with them, and the answer is the surer; a whole-table frame and a
-    frame of ordinary tiles keep the whole-frame thresholds."""
+    """Close-up thresholds (tuned on rendered close-ups) choose between the readings of a close-up: once the
+    first pass says the tiles are large, the readings are made down to them, and the surer is kept; a whole-table
+    frame and a frame of ordinary tiles are read once. (The answer is cut at the one face-up threshold every
+    picture gets: bench/loso.py.)"""
     calls = []
 
     def boxes(img, native=False, conf=None):
         calls.append(conf)
-        side = 150.0 if img.shape[0] == 640 else 60.0
+        side = 150.0 if img.shape[0] == 640 else 48.0    # 1280 px read at 1024 first: 60 px, 24 at 512
         return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]] * 10), np.zeros(10, int), np.full(10, 0.9)
 
     monkeypatch.setattr(model, "boxes", boxes)

@@ -35,6 +35,8 @@ LARGE_ZOOMS = (0.6, 0.33)
 #: see yet, and the median of those few took a 74-tile table for a close-up (issue 41).
 SIZE_CONF = 0.5
 MIN_SIZE_TILES = 8
+#: An image larger than this on its long side is first read at this size, not at DETECTOR_SIDE.
+FIRST_SIDE_PX = 1024
 #: An image where too few tiles were found to judge their size is read again at its own resolution, up to
 #: this long side, before it is taken for a close-up of one large tile.
 UNKNOWN_SIDE_PX = 2048
@@ -73,22 +75,24 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     """The tiles' boxes in an image (a camera frame or a photo, square pixels), read at the size that suits
     them, down to ``conf`` (the thresholds for whole frames, or for close-ups, if None).
 
-    A small pyramid, chosen by what the first reading at DETECTOR_SIDE finds (``tile_side``): tiles smaller
-    than SMALL_TILE_PX (a whole table in one frame) are read again larger, aiming at SMALL_TILE_AIM_PX, up to
-    the image's own resolution (``_larger``); tiles larger than LARGE_TILE_PX (a close-up, where the detector
-    may box pips) are also read zoomed out (``_closer``) and the surest reading kept. Where too few tiles were
-    found to judge their size, an image over twice that is read at its own resolution (up to UNKNOWN_SIDE_PX):
-    a whole table
-    whose tiles the first reading could not see comes out there; where that finds too few as well, it may be
-    one tile filling the picture, looked for zoomed out. Each reading is made once, down to the lower of
-    ``conf`` and the thresholds that choose the size."""
+    A small pyramid, chosen by what the first reading finds (``tile_side``). The first reading is at
+    DETECTOR_SIDE, or at FIRST_SIDE_PX for a larger image: at 512 px a whole table photographed at full
+    resolution shows 5-12 px tiles, which the detector boxes in groups, surely, as if they were tiles of the
+    usual size. Tiles smaller than SMALL_TILE_PX (at 512) are read again larger, aiming at SMALL_TILE_AIM_PX,
+    up to the image's own resolution (``_larger``); tiles larger than LARGE_TILE_PX (a close-up, where the
+    detector may box pips) are also read zoomed out (``_closer``) and the surest reading kept. Where too few
+    tiles were found to judge their size, a large image is read at its own resolution (up to UNKNOWN_SIDE_PX)
+    before it is taken for a close-up of one tile filling the picture. Each reading is made once, down to the
+    lower of ``conf`` and the thresholds that choose the size."""
     usual = (model.up_conf, model.conf)
     low = lowest(usual, conf)
-    sizing = (SIZE_CONF, SIZE_CONF)
-    first = model.boxes(frame_bgr, conf=lowest(low, sizing))
+    sizing = lowest(low, (SIZE_CONF, SIZE_CONF))
+    h, w = frame_bgr.shape[:2]
+    first_scale = min(1.0, FIRST_SIDE_PX / max(h, w))
+    big = max(h, w) > FIRST_SIDE_PX and not model.fixed
+    first = _larger(model, frame_bgr, first_scale, sizing) if big else model.boxes(frame_bgr, conf=sizing)
     if model.fixed:
         return above(first, conf or usual)
-    h, w = frame_bgr.shape[:2]
     r = DETECTOR_SIDE / max(h, w)
     side = tile_side(first)
     if side is not None and side * r > LARGE_TILE_PX:
@@ -96,14 +100,16 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     if side is not None and (side * r >= SMALL_TILE_PX or r >= 1):
         return above(first, conf or usual)
     if side is None:
-        if r > 0.5:
-            return _closer(model, frame_bgr, first, r, conf)
         scale = min(1.0, UNKNOWN_SIDE_PX / max(h, w))
-        larger = _larger(model, frame_bgr, scale, lowest(low, sizing))
+        if not big or scale <= first_scale:
+            return _closer(model, frame_bgr, first, r, conf)
+        larger = _larger(model, frame_bgr, scale, sizing)
         if tile_side(larger) is None:
             return _closer(model, frame_bgr, first, r, conf)
         return above(larger, conf or usual)
     scale = min(1.0, SMALL_TILE_AIM_PX / max(side, 1.0))
+    if big and scale <= first_scale:
+        return above(first, conf or usual)
     return above(_larger(model, frame_bgr, scale, low), conf or usual)
 
 
@@ -121,15 +127,16 @@ def _larger(model: SizedDetector, frame_bgr: np.ndarray, scale: float, conf: tup
 
 def _closer(model: SizedDetector, frame_bgr: np.ndarray, first: Reading, r: float,
             conf: tuple[float, float] | None) -> Reading:
-    """A close-up read again zoomed out (``_zoomed_out``) at each of LARGE_ZOOMS, with the close-up
-    thresholds; the reading with the larger sum of scores is kept."""
+    """A close-up read again zoomed out (``_zoomed_out``) at each of LARGE_ZOOMS; the reading with the larger
+    sum of scores above the close-up thresholds is kept, and cut at the image's usual thresholds: one face-up
+    threshold for every picture, chosen with one source left out at a time (bench/loso.py)."""
     usual = (model.up_conf, model.conf)
     low = lowest(model.closeup_conf, conf)
     readings = [first if model.closeup_conf == usual else model.boxes(frame_bgr, conf=low)]
     fill = frame_bgr[::8, ::8].reshape(-1, 3).mean(axis=0)
     readings += [_zoomed_out(model, frame_bgr, r, zoom, low, fill) for zoom in LARGE_ZOOMS]
     surest = max(readings, key=lambda rd: float(above(rd, model.closeup_conf)[2].sum()))
-    return above(surest, conf or model.closeup_conf)
+    return above(surest, conf or usual)
 
 
 def _zoomed_out(model: SizedDetector, frame_bgr: np.ndarray, r: float, zoom: float, conf: tuple[float, float],
