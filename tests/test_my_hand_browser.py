@@ -135,6 +135,19 @@ def test_photo_heard_corrected_advised_and_private(table):
     assert her.errors == [] and other.errors == []
 
 
+def test_a_large_photo_is_shrunk_in_the_phone_before_it_is_sent(table, tmp_path):
+    import cv2
+
+    browser, _, pages, _ = table
+    big = tmp_path / "rack-big.jpg"
+    cv2.imwrite(str(big), cv2.resize(cv2.imread(str(RACK)), (4000, 3000), interpolation=cv2.INTER_CUBIC))
+    her = phone(browser, pages.link(1))
+    her.set_input_files("#photo", str(big))
+    her.wait_for_function("window.__spoken.length > 0", timeout=20000)
+    assert pages.state(1)["photo_px"] == [2048, 1536]
+    assert spoken(her)[0] == HEARD
+
+
 def test_a_photo_that_is_not_one_is_said_on_her_page_only(table, tmp_path):
     browser, _, pages, _ = table
     her = phone(browser, pages.link(2))

@@ -2,7 +2,8 @@
 
 For a second screen fed by another machine's ``mahj watch --no-display`` over a shared folder, or for a
 tournament director looking back at a finished game. Read-only: corrections go through the ``mahj watch`` that
-owns the game.
+owns the game. Each seat's private page (docs/my-hand.md) is served here too, advising from what the journal
+shows in public and the card its header holds.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ class SeatHand:
     notes: list[str] = field(default_factory=list)
     version: int = 0
     read_ms: float = 0.0
+    photo_px: tuple[int, int] = (0, 0)   # the photo as it arrived (the page shrinks it first)
     charleston: str | None = None   # the pass she is about to make (PASS_WORDS), for the pass advice
     courtesy: int | None = None     # the courtesy count agreed across, 0-3
 
@@ -214,6 +215,7 @@ class SeatPages:
             hand.notes = reading.notes()
             hand.version += 1
             hand.read_ms = read_ms
+            hand.photo_px = (reading.width, reading.height)
         return self.state(seat)
 
     def set_tiles(self, seat: int, body: Any) -> dict[str, Any]:
@@ -269,7 +271,7 @@ class SeatPages:
         with self._lock:
             hand = self._hands[seat]
             tiles = [dict(t) for t in hand.tiles]
-            notes, version, read_ms = list(hand.notes), hand.version, hand.read_ms
+            notes, version, read_ms, photo_px = list(hand.notes), hand.version, hand.read_ms, hand.photo_px
             charleston, courtesy = hand.charleston, hand.courtesy
         public = public_view(self.snapshot(), seat)
         codes = [t["tile"] for t in tiles]
@@ -285,6 +287,7 @@ class SeatPages:
         return {"seat": seat, "label": self.label(seat), "version": version, "tiles": tiles,
                 "sorted": [{"tile": c, "name": name_or_code(c)} for c in sorted_tiles(codes)],
                 "notes": notes, "problems": problems, "doubts": doubts, "read_ms": round(read_ms, 1),
+                "photo_px": list(photo_px),
                 "exposed": [[{"tile": c, "name": name_or_code(c)} for c in g] for g in public["exposed"]],
                 "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
                 "advice": advice, "advice_ms": round(advice_ms, 1),

@@ -177,20 +177,32 @@ async function call(path, options) {
   return body;
 }
 
+function picture(file) {
+  // The photo as an <img>: every phone browser decodes its own camera's photos this way (HEIC on an iPhone too)
+  // and turns them upright by their EXIF orientation when drawn.
+  return new Promise((resolve, reject) => {
+    const url = URL.createObjectURL(file);
+    const img = new Image();
+    img.onload = () => { URL.revokeObjectURL(url); resolve(img); };
+    img.onerror = () => { URL.revokeObjectURL(url); reject(new Error("not a picture")); };
+    img.src = url;
+  });
+}
+
 async function shrink(file) {
   // A phone photo is 12-50 MP; the tiles read as well from 2048 pixels, which send in a fraction of the time.
-  let bitmap;
+  let img;
   try {
-    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    img = await picture(file);
   } catch (e) {
     return file;   // not a picture the browser knows: sent as it is, and the table says what it is
   }
-  const k = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+  const k = Math.min(1, MAX_SIDE / Math.max(img.naturalWidth, img.naturalHeight));
   if (k === 1 && file.type === "image/jpeg") return file;
   const canvas = document.createElement("canvas");
-  canvas.width = Math.round(bitmap.width * k);
-  canvas.height = Math.round(bitmap.height * k);
-  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  canvas.width = Math.round(img.naturalWidth * k);
+  canvas.height = Math.round(img.naturalHeight * k);
+  canvas.getContext("2d").drawImage(img, 0, 0, canvas.width, canvas.height);
   return await new Promise((resolve) => canvas.toBlob((b) => resolve(b || file), "image/jpeg", 0.9));
 }
 
