@@ -320,3 +320,16 @@ def test_the_console_qr_code_scans_as_the_seat_link():
         rows += [[halves[c][0] for c in line], [halves[c][1] for c in line]]
     image = np.kron(np.array(rows, np.uint8) * 255, np.ones((8, 8), np.uint8))
     assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
+
+
+def test_a_poll_while_nothing_changed_is_not_advised_again(table):
+    srv, pages, view, base = table
+    call(base + seat_url(pages, 0) + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    first = pages.state(0)
+    assert pages.state(0) is first                       # the same answer: nothing was computed again
+    view.apply({"kind": "window_opened", "t": 0, "seat": 1, "data": {"tile": "3B", "named": "3B"}})
+    srv.publish(view.snapshot())
+    moved = pages.state(0)
+    assert moved is not first and moved["seen"] == first["seen"] + 1
+    call(base + seat_url(pages, 0) + "api/tiles", {"tiles": [{"tile": t} for t in RACK_TILES[:13]]})
+    assert pages.state(0)["advice"]["tiles"] == 13

@@ -113,6 +113,7 @@ class SeatPages:
         self._read_lock = threading.Lock()   # one photo read at a time, whichever seat sent it
         self._model_lock = threading.Lock()
         self._warming = False
+        self._answers: list[tuple[tuple, dict[str, Any]] | None] = [None] * 4   # per seat: (what it rests on, state)
 
     # --- tokens and links ------------------------------------------------------------------------------------
 
@@ -273,28 +274,35 @@ class SeatPages:
             tiles = [dict(t) for t in hand.tiles]
             notes, version, read_ms, photo_px = list(hand.notes), hand.version, hand.read_ms, hand.photo_px
             charleston, courtesy = hand.charleston, hand.courtesy
-        public = public_view(self.snapshot(), seat)
+        snapshot = self.snapshot()
+        card = self.card() if self.card is not None else None
+        basis = (version, snapshot.get("seq", 0), snapshot.get("published_ms"), id(card))
+        cached = self._answers[seat]
+        if cached is not None and cached[0] == basis:  # a page's poll while nothing changed: no advice again
+            return cached[1]
+        public = public_view(snapshot, seat)
         codes = [t["tile"] for t in tiles]
         problems = count_problems(codes, public["exposed"], public["seen"])
         doubts = sum(t["doubtful"] for t in tiles)
         advice = None
         advice_ms = 0.0
-        card = self.card() if self.card is not None else None
         if tiles and not doubts and card is not None:
             start = time.perf_counter()
             advice = hand_advice(card, codes, public["exposed"], public["seen"], charleston, courtesy)
             advice_ms = (time.perf_counter() - start) * 1000.0
-        return {"seat": seat, "label": self.label(seat), "version": version, "tiles": tiles,
-                "sorted": [{"tile": c, "name": name_or_code(c)} for c in sorted_tiles(codes)],
-                "notes": notes, "problems": problems, "doubts": doubts, "read_ms": round(read_ms, 1),
-                "photo_px": list(photo_px),
-                "exposed": [[{"tile": c, "name": name_or_code(c)} for c in g] for g in public["exposed"]],
-                "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
-                "advice": advice, "advice_ms": round(advice_ms, 1),
-                "kinds": [{"tile": c, "name": name_or_code(c)} for c in TILES],
-                "pass": charleston, "courtesy": courtesy,
-                "passes": [{"pass": k, "words": w} for k, w in PASS_WORDS.items()],
-                "max_bytes": MAX_PHOTO_BYTES}
+        answer = {"seat": seat, "label": self.label(seat), "version": version, "tiles": tiles,
+                  "sorted": [{"tile": c, "name": name_or_code(c)} for c in sorted_tiles(codes)],
+                  "notes": notes, "problems": problems, "doubts": doubts, "read_ms": round(read_ms, 1),
+                  "photo_px": list(photo_px),
+                  "exposed": [[{"tile": c, "name": name_or_code(c)} for c in g] for g in public["exposed"]],
+                  "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
+                  "advice": advice, "advice_ms": round(advice_ms, 1),
+                  "kinds": [{"tile": c, "name": name_or_code(c)} for c in TILES],
+                  "pass": charleston, "courtesy": courtesy,
+                  "passes": [{"pass": k, "words": w} for k, w in PASS_WORDS.items()],
+                  "max_bytes": MAX_PHOTO_BYTES}
+        self._answers[seat] = (basis, answer)
+        return answer
 
 
 def tell_links(pages: SeatPages, say: Callable[..., None], listens_on: str, seats: list[int] | None = None,
