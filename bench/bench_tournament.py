@@ -101,14 +101,20 @@ def expected_points(body: dict, value: int, singles_and_pairs: bool) -> dict[str
     return pts
 
 
+def phone_address(n: int) -> str:
+    """The n-th phone's own loopback address (127.0.1.1, 127.0.1.2, ...): in a hall each phone has an address of
+    its own, and the server limits the connections one address may hold."""
+    return f"127.0.{1 + n // 250}.{1 + n % 250}"
+
+
 class Phone:
     """One table's phone: a keep-alive HTTP/1.1 connection that resends with the same client id until the server
     answers. The 60 phones share one asyncio loop in this process: in an event they are 60 other devices, so
     they should cost the server's machine as little as possible (60 threads of http.client cost about four
-    times the CPU, which the server then lacks)."""
+    times the CPU, which the server then lacks). Each connects from ``source``, an address of its own."""
 
-    def __init__(self, port: int, token: str) -> None:
-        self.port, self.token = port, token
+    def __init__(self, port: int, token: str, source: str = "127.0.0.1") -> None:
+        self.port, self.token, self.source = port, token, source
         self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def request(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict, float, bool]:
@@ -122,7 +128,8 @@ class Phone:
             reused = self.streams is not None
             try:
                 if self.streams is None:
-                    self.streams = await asyncio.open_connection("127.0.0.1", self.port)
+                    self.streams = await asyncio.open_connection("127.0.0.1", self.port,
+                                                                 local_addr=(self.source, 0))
                 reader, writer = self.streams
                 t0 = time.perf_counter()  # after connecting: a kept-alive phone's wait is the server's answer
                 writer.write(head + data)
@@ -196,7 +203,7 @@ def run(db_url: str, tables: int, seed: int, spread: float = 0.0, workers: int =
             threading.Thread(target=restart, daemon=True).start()
 
     async def event() -> tuple[dict, dict]:
-        phones = {t: Phone(server.port, tokens[str(t)]) for t in range(1, tables + 1)}
+        phones = {t: Phone(server.port, tokens[str(t)], phone_address(t)) for t in range(1, tables + 1)}
         director = Phone(server.port, tokens["director"])
         for round_no in range(1, ROUNDS + 1):
             for game in range(1, GAMES + 1):  # every table's game ends together

@@ -18,15 +18,21 @@ BACKENDS = ["sqlite", "postgresql"]
 NAMES = [f"Player {i:02d}" for i in range(1, 12)]  # 11 players at 3 tables: one 3-player table
 
 
-def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    """A fresh, empty database of ``backend``; dropped again when the test ends."""
-    if backend == "sqlite":
-        return f"sqlite:///{tmp_path / 'tournament.db'}"
+def postgres_base() -> str:
+    """MAHJ_TEST_POSTGRES_URL; without it the test skips, or fails under CI (the CI variable set)."""
     base = os.environ.get(PG_ENV)
     if not base:
         if os.environ.get("CI"):
             pytest.fail(f"{PG_ENV} is not set: CI must run the PostgreSQL cases (.ci/run starts the server)")
         pytest.skip(f"set {PG_ENV}=postgresql+psycopg://USER:PASSWORD@HOST/DB to run the PostgreSQL cases")
+    return base
+
+
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database of ``backend``; dropped again when the test ends."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'tournament.db'}"
+    base = postgres_base()
     import psycopg
 
     schema = f"t_{uuid.uuid4().hex[:12]}"

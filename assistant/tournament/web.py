@@ -52,6 +52,9 @@ PORT_WAIT_S = 3.0
 #: The largest body a request may have: a report with a whole hand is under 2 KiB; more is refused (413) before
 #: it is read, so no sender can fill the server's memory or hold its event loop parsing.
 MAX_BODY = 64 * 1024
+#: How long a token found valid lets its sender's bodies be read without asking the database first (the report's
+#: own transaction checks the token again, so a token replaced meanwhile still reports nothing).
+TOKEN_SEEN_S = 10.0
 
 
 def _error(exc: TournamentError, request: Request | None = None) -> JSONResponse:
@@ -156,6 +159,8 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
             raise TournamentError(f"table {table}: this tournament has tables 1..{store.tables}", 404)
         return JSONResponse(await run_in_threadpool(table_view, store, table))
 
+    seen: dict[str, float] = {}  # tokens found valid lately, and until when that holds
+
     async def post_report(request: Request) -> Response:
         """The busiest request. The token is checked before the body is read (a sender without a valid token
         cannot make the server read anything), then again with the report in the report's own transaction."""
@@ -163,7 +168,11 @@ def create_app(store: Store, public_standings: bool = False, on_ready: Callable[
             if not host_ok(request):
                 raise TournamentError("this server answers only to its own address (Host header refused)", 403)
             token = _token_of(request, cookie=False)
-            await run_in_threadpool(store.role_of, token)
+            if seen.get(token, 0.0) < time.monotonic():
+                await run_in_threadpool(store.role_of, token)
+                if len(seen) >= 4096:  # more tokens than any event has: someone is cycling them
+                    seen.clear()
+                seen[token] = time.monotonic() + TOKEN_SEEN_S
             body = await body_of(request)
             return JSONResponse(await run_in_threadpool(reports.submit, store, token, body))
         except TournamentError as exc:
