@@ -61,6 +61,12 @@ class RackReading:
     width: int = 0
     height: int = 0
 
+    @property
+    def mostly_unclear(self) -> bool:
+        """More than WRONG_SET_SHARE of four or more tiles doubtful: likely another set than the one learned."""
+        doubtful = sum(t.doubtful for t in self.tiles)
+        return len(self.tiles) >= 4 and doubtful > WRONG_SET_SHARE * len(self.tiles)
+
     def notes(self) -> list[str]:
         """What the player should hear about the photo itself (empty, turned tiles, another set?)."""
         out = []
@@ -70,8 +76,8 @@ class RackReading:
         if self.face_down:
             out.append(f"{self.face_down} tile{'s' if self.face_down > 1 else ''} seen from behind: turn "
                        f"{'them' if self.face_down > 1 else 'it'} to face the camera and take the photo again.")
-        doubtful = sum(t.doubtful for t in self.tiles)
-        if len(self.tiles) >= 4 and doubtful > WRONG_SET_SHARE * len(self.tiles):
+        if self.mostly_unclear:
+            doubtful = sum(t.doubtful for t in self.tiles)
             out.append(f"{doubtful} of {len(self.tiles)} tiles are unclear. Is this the set mahj learned at set-up "
                        "(`mahj setup tiles`)? Better light, or that set's photo, reads them surely.")
         return out

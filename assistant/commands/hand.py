@@ -123,18 +123,13 @@ def photo_hand(args: argparse.Namespace, photo: Path | None, tiles: str | None) 
         hand = read_hand(args, photo)
     except PhotoError as exc:
         return report_error(str(exc), json_mode=args.json, code=1)
-    if not hand.tiles or _wrong_set(hand):
+    if not hand.tiles or hand.reading.mostly_unclear:
         if args.json:
             return report_error(" ".join(hand.notes), json_mode=True, code=1, photo=hand.photo_json())
         if hand.tiles:
             print(_tiles_text(photo, hand))
         return report_error(" ".join(hand.notes), json_mode=False, code=1)
     return hand
-
-
-def _wrong_set(hand: Hand) -> bool:
-    """The reading's own judgement that most tiles are unclear: advice on them would be advice on guesses."""
-    return any("unclear" in n for n in hand.notes)
 
 
 def read_hand(args: argparse.Namespace, path: Path) -> Hand:
