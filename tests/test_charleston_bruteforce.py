@@ -13,11 +13,11 @@ import random
 
 import numpy as np
 import pytest
+from card_bruteforce import concrete_hands
 
 from engine.card import SAMPLE_CARD, load_card
 from engine.card.advice import BLIND_PASSES, PASS_SIZE, PASSES, advise_pass
 from engine.tiles import INDEX, JOKER, SET_COUNTS, TILES
-from tests.card_bruteforce import concrete_hands
 
 CARD = load_card(SAMPLE_CARD)
 BIG = 1 << 10  # a dead line's distance is at least this
