@@ -126,17 +126,9 @@ def stale_at(source: Any, later: list[tuple[float, Any]]) -> float | None:
     return next((t for t, r in later if r.kind in ends), None)
 
 
-def turn_at(t: float, sent: list[tuple[float, Any]]) -> int | None:
-    """Whose turn it was at ``t`` by the rulings sent before it (None: nobody's, the hand is over)."""
-    seat = None
-    for when, r in sent:
-        if when > t:
-            break
-        if r.kind == "turn":
-            seat = r.seat
-        elif r.kind in ("mahjong_verified", "wall_game"):
-            seat = None
-    return seat
+def turn_at(t: float, turns: list[tuple[float, int | None]]) -> int | None:
+    """Whose turn the referee had at ``t`` (None: nobody's, the hand is over)."""
+    return next((seat for when, seat in reversed(turns) if when <= t), None)
 
 
 def run_recording(video: Path, model: bool, press_every: float) -> dict:
@@ -149,6 +141,7 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
 
     sent: list[tuple[float, Any]] = []
     table_t: dict[int, float] = {}  # the recording's time of the frame each ruling was sent at
+    turns: list[tuple[float, int | None]] = []  # whose turn the referee had after each ruling (its own state)
     holder: dict[str, Any] = {}
     original = pipeline.Assistant._send
 
@@ -158,6 +151,8 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
             sent.append((time.monotonic(), r))
             table_t[id(r)] = self.t
         original(self, r, quiet)
+        over = self.referee.stage.value == "over"
+        turns.append((time.monotonic(), None if over else self.referee.turn))
 
     profile = load_profile(None)
     voice = BenchVoice(profile.speech.voice, profile.speech.rate)
@@ -214,7 +209,7 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
     for spoken, said in heard:
         if spoken.kind == "answer":
             if said.text.startswith(("It is", "Whose turn")):
-                seat = turn_at(said.heard, sent)
+                seat = turn_at(said.heard, turns)
                 ok = ("nobody's turn" in said.text) if seat is None else \
                     (f" {assistant.view.name(seat)}'s turn" in said.text
                      or f" {assistant.view.seats[seat]['wind']} player's turn" in said.text)
@@ -268,6 +263,10 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
             continue
         used.add(match)
         latencies.append((announced[match] - landed) * 1000)
+    # the speaker's own share: the discard's ruling sent -> its sentence heard
+    ruled = [t for t, r in sent if r.kind == "window_opened"]
+    own = [min((h for h in announced if h >= t), default=None) for t in ruled]
+    speech_share = [round((h - t) * 1000, 1) for t, h in zip(ruled, own, strict=True) if h is not None]
     outcome = next((r.kind for _, r in sent if r.kind in ("mahjong_verified", "wall_game")), "unfinished")
     timeline = sorted([(t, f"ruling {r.kind} {r.seat if r.seat is not None else ''}") for t, r in sent]
                       + [(t, f"press {q}") for t, q in presses]
@@ -276,7 +275,7 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
             "outcome": outcome, "sentences_heard": len(heard), "sentences_cut": sum(1 for s in log if s.cut),
             "checked": checked, "untrue": untrue, "overran_ms": overran, "mahjong": mahjong, "answers": answers,
             "discards": len(latencies) + missed, "discards_missed": missed,
-            "discard_to_speech_ms": [round(x, 1) for x in latencies],
+            "discard_to_speech_ms": [round(x, 1) for x in latencies], "ruling_to_speech_ms": speech_share,
             "timeline": [f"{t - source.t0:7.2f} {what}" for t, what in timeline]}
 
 
@@ -288,6 +287,7 @@ def summary(runs: list[dict]) -> dict:
     read = [m["laid_to_verified_frames_ms"] for r in runs for m in r["mahjong"]
             if m["laid_to_verified_frames_ms"] is not None]
     over = [x for r in runs for x in r["overran_ms"]]
+    share = [x for r in runs for x in r["ruling_to_speech_ms"]]
     return {
         "recordings": len(runs), "outcomes": [r["outcome"] for r in runs],
         "sentences_heard": sum(r["sentences_heard"] for r in runs),
@@ -305,6 +305,7 @@ def summary(runs: list[dict]) -> dict:
         "discards": sum(r["discards"] for r in runs), "discards_missed": sum(r["discards_missed"] for r in runs),
         "discard_to_speech_ms": {"median": round(pct(lat, 50), 1), "p95": round(pct(lat, 95), 1),
                                  "max": round(max(lat), 1) if lat else None},
+        "discard_ruling_to_speech_ms": {"median": round(pct(share, 50), 1), "p95": round(pct(share, 95), 1)},
     }
 
 
@@ -358,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"answers: {s['answers']} key presses ({s['answers_unheard']} unanswered), press -> heard p95 "
               f"{s['answer_ms_p95']} ms, max {s['answer_ms_max']} ms")
         print(f"discard -> speech start: median {d['median']} ms, p95 {d['p95']} ms, max {d['max']} ms over "
-              f"{s['discards'] - s['discards_missed']} discards ({s['discards_missed']} never announced)")
+              f"{s['discards'] - s['discards_missed']} discards ({s['discards_missed']} never announced); of which "
+              f"ruling -> speech median {s['discard_ruling_to_speech_ms']['median']} ms, p95 "
+              f"{s['discard_ruling_to_speech_ms']['p95']} ms")
         for goal, met in out["goals"].items():
             print(f"  {'met' if met else 'NOT MET'}: {goal}")
     return 0 if all(out["goals"].values()) else 1
