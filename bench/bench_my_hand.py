@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -146,11 +147,16 @@ def main() -> int:
         if photo is None:
             photo = Path(tmp) / "rack-12mp.jpg"
             cv2.imwrite(str(photo), phone_like(rack_photo(RACK, 4000, 3000)), [cv2.IMWRITE_JPEG_QUALITY, 92])
-        result = {"photo_to_speech": photo_to_speech(photo, args.runs), "advice": advice_times(args.hands)}
+        load = os.getloadavg()[0]
+        result = {"photo_to_speech": photo_to_speech(photo, args.runs), "advice": advice_times(args.hands),
+                  "load_average_1min": {"before": round(load, 1), "after": round(os.getloadavg()[0], 1)},
+                  "cpus": os.cpu_count()}
     if args.json:
         print(json.dumps(result, indent=1))
     else:
         s, a = result["photo_to_speech"], result["advice"]
+        print(f"{result['cpus']} CPUs, load average (1 min) {result['load_average_1min']['before']} before, "
+              f"{result['load_average_1min']['after']} after: other work on the machine slows every figure")
         print(f"photo {s['photo']} ({s['bytes'] / 1e6:.1f} MB), {s['runs']} runs from {s['host']}")
         print(f"  upload -> first speech: p50 {s['upload_to_speech_ms']['p50']} ms, max "
               f"{s['upload_to_speech_ms']['max']} ms (goal <= 2000): {s['upload_to_speech_ms']['all']}")
