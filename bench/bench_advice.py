@@ -4,7 +4,8 @@ Times ``engine.card.advice.advise`` over random hands: 13 tiles in the Charlesto
 passes, in turn), 14 tiles (East's hand in the Charleston, or after a pick: with the verdict), and hands with 1-2
 exposures and 20-60 tiles seen on the table; then what ``mahj hand`` shows when no pass is named (the advice and
 three passes). The baseline, timed in the same run on the same hands, is ``Card.suggest`` alone, the ranking
-the advice starts from. On the sample card and on bench_card's synthetic 100-line card.
+the advice starts from. On the sample card and on bench_card's synthetic 100-line card. Wall time and CPU time
+per call, and the load average before and after: on a shared machine the two differ by the waiting.
 
     python bench/bench_advice.py [--hands 300] [--seed 1]
 """
@@ -12,6 +13,7 @@ the advice starts from. On the sample card and on bench_card's synthetic 100-lin
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -48,19 +50,24 @@ def hands(rng: random.Random, n: int) -> list[tuple[list[str], list[list[str]], 
     return out
 
 
-def timed_ms(func, items) -> np.ndarray:
-    out = []
+def timed_ms(func, items) -> tuple[np.ndarray, np.ndarray]:
+    """Per call: wall time (what the player waits) and the process's CPU time (the work itself: on a machine
+    shared with other jobs, wall time also counts the time the call waited for a core)."""
+    wall, cpu = [], []
     for item in items:
-        t0 = time.perf_counter_ns()
+        t0, c0 = time.perf_counter_ns(), time.process_time_ns()
         func(*item)
-        out.append((time.perf_counter_ns() - t0) / 1e6)
-    return np.array(out)
+        cpu.append((time.process_time_ns() - c0) / 1e6)
+        wall.append((time.perf_counter_ns() - t0) / 1e6)
+    return np.array(wall), np.array(cpu)
 
 
-def row(label: str, ms: np.ndarray) -> str:
-    p50, p95 = np.percentile(ms, [50, 95])
-    return (f"  {label:44} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms  max {ms.max():7.1f} ms  "
-            f"(p95 {p95 / GOAL_MS:.2f} x goal {GOAL_MS:.0f} ms)")
+def row(label: str, times: tuple[np.ndarray, np.ndarray]) -> str:
+    wall, cpu = times
+    p50, p95 = np.percentile(wall, [50, 95])
+    c50, c95 = np.percentile(cpu, [50, 95])
+    return (f"  {label:44} wall p50 {p50:6.1f} p95 {p95:6.1f} max {wall.max():6.1f} ms "
+            f"(p95 {p95 / GOAL_MS:.2f} x goal {GOAL_MS:.0f} ms); CPU p50 {c50:6.1f} p95 {c95:6.1f} ms")
 
 
 def bench(card: Card, label: str, items) -> None:
@@ -78,7 +85,7 @@ def bench(card: Card, label: str, items) -> None:
     shown = timed_ms(lambda t, e, s, p: (advise(card, t, e, s),
                                          [advise_pass(card, t, w, s) for w in DEFAULT_PASSES]), charleston)
     print(row("what `mahj hand` shows (advice + 3 passes)", shown))
-    print(f"  advise / suggest, medians: {np.median(full) / np.median(base):.1f}x")
+    print(f"  advise / suggest, CPU medians: {np.median(full[1]) / np.median(base[1]):.1f}x")
 
 
 def main() -> int:
@@ -89,8 +96,10 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     items = hands(rng, args.hands)
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     bench(load_card(SAMPLE_CARD), "sample card", items)
     bench(parse_card(synthetic_card(rng, 100), "<synthetic>"), "synthetic 100-line card", items)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
 
