@@ -399,3 +399,29 @@ def test_a_hold_after_play_went_on_undoes_nothing_and_says_so():
         clock.now += HOLD_MS / 1000
         assert _pump_until(a, lambda: "held while play went on" in a.display.snapshots[-1]["help"])
         assert a.referee.events == before and not any(r.kind == "corrected" for r in a.rulings)
+
+
+def test_a_mah_jongg_is_heard_at_once_over_the_question_its_own_frame_raised():
+    """Issue 43: "Please check: Did East take the Eight Dot for Mah Jongg? ..." raised by the rack in the very frame
+    of the verified Mah Jongg was said in full, 6 s, before the Mah Jongg. The Mah Jongg answers it: it is cut
+    and the result is heard at once, then the payments."""
+    voice = Voice(lambda text: 6.0 if text.startswith("Please check") else 0.3)
+    speaker = Speaker(play=voice)
+    a, _ = make(speaker=speaker, display=FakeDisplay())
+    a.start_game(0.0)
+    a.observe(game_observations()[:5])
+    a.observe([ve.DiscardDown(5.0, 150, 0.9, seat=2, tile="8D")])  # Di's turn next
+    speaker.drain(5)
+    a.observe([ve.Racked(5.5, 165, 0.9, seat=0)])  # Ada takes Cy's Eight Dot out of turn: asked
+    assert voice.wait_started(len(voice.started) + 1)
+    verified_at = time.monotonic()
+    a.observe([ve.HandDisplayed(5.6, 168, 0.9, seat=0, tiles=HAND)])
+    assert any(r.kind == "mahjong_verified" for r in a.rulings)
+    assert speaker.drain(5)
+    speaker.close()
+    said = voice.texts
+    question = next(s for s in said if s.startswith("Please check: Did East take the Eight Dot"))
+    mahjong = next(s for s in said if s.startswith("Mah Jongg, Ada"))
+    assert voice.start_of(mahjong) - verified_at < 0.5
+    assert said.index(question) < said.index(mahjong) and said.count(question) == 1  # cut, never said again
+    assert said[-1].startswith("Cy pays") and speaker.log[said.index(question)].cut == "untrue"
