@@ -50,6 +50,11 @@ def test_a_line_needing_a_single_whose_tiles_are_all_out_is_dead_with_its_reason
 def test_after_an_exposure_the_hand_is_possible_or_not():
     a = advise(CARD, "F F 2B WD 2B 6B 2D WD 2D".split(), [["6C", "6C", "J", "6C"]])
     assert a.possible and a.nearest[0].suggestion.missing == 1
+    assert a.nearest[0].joker_groups == ()      # the kong is exposed: no group left where a Joker may go
+    b = advise(CARD, "J F 2B WD 2B 6B 2D WD 2D 6D".split(), [["6C", "6C", "6C", "6C"]])
+    first = b.nearest[0]
+    assert (first.line.number, first.suggestion.missing) == (6, 1)
+    assert first.jokers_used == 0 and first.joker_groups == ()  # FF is a pair: her Joker has nowhere to stand
     # no line takes a kong of 6C with a pung of 9B: every line is dead, each with its reason
     b = advise(CARD, "F F 2B WD 2B 6B 2D".split(), [["6C", "6C", "J", "6C"], ["9B", "9B", "9B"]])
     assert not b.possible and b.nearest == ()

@@ -283,21 +283,23 @@ def _pass_reason(which: str, tiles: tuple[str, ...], blind: int, now: np.ndarray
 
 def _line_advice(card: Card, s: Suggestion, tiles: Sequence[str], exposures: Sequence[Sequence[str]]
                  ) -> LineAdvice:
-    """Where Jokers may stand in the line's closest concrete hand, and how many of hers it uses."""
+    """Where Jokers may still stand in the line's closest concrete hand (its pung-or-larger groups, less those
+    her exposures already fill), and how many of her concealed Jokers it uses."""
     groups = next((v.groups for v in card.variations(s.line) if tuple(g.tiles for g in v.groups) == s.target), ())
-    joker_groups = tuple(g.tiles for g in groups if g.joker_ok)
-    target = Counter(t for g in s.target for t in g)
-    exposed = Counter(t for g in exposures for t in g if t != JOKER)
-    exposed_tiles = sum(len(g) for g in exposures)
+    exposed = Counter((next(t for t in g if t != JOKER), len(g)) for g in exposures)
+    joker_groups = []
+    for g in groups:
+        if g.joker_ok and exposed[(g.tiles[0], len(g.tiles))] > 0:
+            exposed[(g.tiles[0], len(g.tiles))] -= 1
+        elif g.joker_ok:
+            joker_groups.append(g.tiles)
+    open_slots = Counter(t for g in s.target for t in g)
+    for g in exposures:
+        open_slots[next(t for t in g if t != JOKER)] -= len(g)
     own = Counter(t for t in tiles if t != JOKER)
-    naturals = sum(min(own[t], max(target[t] - exposed[t] - _jokered(exposures, t), 0)) for t in own)
-    used = MOST_TILES - (s.missing or 0) - exposed_tiles - naturals
-    return LineAdvice(s, joker_groups, max(min(used, tiles.count(JOKER)), 0))
-
-
-def _jokered(exposures: Sequence[Sequence[str]], tile: str) -> int:
-    """Jokers standing for ``tile`` in the exposures."""
-    return sum(g.count(JOKER) for g in exposures if tile in g)
+    naturals = sum(min(n, max(open_slots[t], 0)) for t, n in own.items())
+    used = MOST_TILES - (s.missing or 0) - sum(len(g) for g in exposures) - naturals
+    return LineAdvice(s, tuple(joker_groups), max(min(used, tiles.count(JOKER)), 0))
 
 
 def _codes(tiles: Sequence[str]) -> list[str]:
