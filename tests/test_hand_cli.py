@@ -166,3 +166,7 @@ def test_usage_mistakes_exit_2(capsys, photo):
     assert code == 2 and "--tiles" in err
     code, _, err = run(capsys, "verify", "1B", "--photo", str(photo))
     assert code == 2 and "not both" in err
+    code, _, err = run(capsys, "hand", "--tiles", "1B 2B 3B", "--pass", "first-right", "--courtesy", "2")
+    assert code == 2 and "--courtesy goes with --pass courtesy" in err
+    code, out, _ = run(capsys, "hand", "--tiles", "1B 2B 3B", "--exposed", "3B 3B", "--json")
+    assert code == 2 and "an exposure is a pung or larger" in json.loads(out)["error"]
