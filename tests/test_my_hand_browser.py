@@ -117,6 +117,7 @@ def test_photo_heard_corrected_advised_and_private(table):
     assert spoken(her)[-1].startswith("First pass, right:")
     her.click("#hear-advice")
     assert "Nearest:" in spoken(her)[-1]
+    assert "The hand is over" not in her.inner_text("body")
     her.screenshot(path=str(ARTIFACTS / "my-hand-phone.png"), full_page=True)
     assert axe_violations(her, "axe-my-hand.json") == []
     her.click("#rack button[data-i='4']")
@@ -182,3 +183,14 @@ def test_the_display_shows_one_seat_code_and_a_new_link_stops_the_old_page(table
     her.set_input_files("#photo", str(RACK))
     her.wait_for_selector("#error:not([hidden])")
     assert "scan your seat's QR code again" in her.inner_text("#error")
+
+
+def test_the_page_says_when_the_hand_is_over(table):
+    browser, srv, pages, _ = table
+    her = phone(browser, pages.link(0))
+    view = TableView(("Ada", "Bob", "Cy", "Di"))
+    view.apply({"kind": "wall_game", "t": 0.0, "seat": None, "data": {}})
+    srv.publish(view.snapshot())
+    her.wait_for_function("document.querySelector('#problems').textContent.includes('The hand is over')",
+                          timeout=10000)       # the page's next poll (every 4 s)
+    assert her.is_visible("#check")

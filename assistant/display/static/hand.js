@@ -115,7 +115,9 @@ function renderTiles() {
 }
 
 function renderCheck() {
-  const problems = state ? [...state.notes, ...state.problems] : [];
+  const over = state && state.hand_over ? ["The hand is over on the table: photograph your new rack when the next " +
+    "hand is dealt."] : [];
+  const problems = state ? [...over, ...state.notes, ...state.problems] : [];
   const doubts = tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful);
   $("problems").innerHTML = problems.map((p) => `<li>${esc(p)}</li>`).join("");
   $("doubts").innerHTML = doubts.map(([t, i]) =>
