@@ -27,7 +27,7 @@ from bench_card import WALL, random_exposed_hand, synthetic_card  # noqa: E402
 
 from assistant.commands.hand import DEFAULT_PASSES  # noqa: E402
 from engine.card import SAMPLE_CARD, Card, load_card, parse_card  # noqa: E402
-from engine.card.advice import PASSES, advise, advise_pass  # noqa: E402
+from engine.card.advice import PASSES, advise, advise_passes  # noqa: E402
 
 GOAL_MS = 300.0
 
@@ -82,8 +82,8 @@ def bench(card: Card, label: str, items) -> None:
         lambda t, e, s, p: advise(card, t, e, s, charleston=p), charleston)))
     print(row("advise, hands with exposures and seen tiles", timed_ms(
         lambda t, e, s, p: advise(card, t, e, s), played)))
-    shown = timed_ms(lambda t, e, s, p: (advise(card, t, e, s),
-                                         [advise_pass(card, t, w, s) for w in DEFAULT_PASSES]), charleston)
+    shown = timed_ms(lambda t, e, s, p: (advise(card, t, e, s), advise_passes(card, t, DEFAULT_PASSES, s)),
+                     charleston)
     print(row("what `mahj hand` shows (advice + 3 passes)", shown))
     print(f"  advise / suggest, CPU medians: {np.median(full[1]) / np.median(base[1]):.1f}x")
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from engine.card import SAMPLE_CARD, load_card
-from engine.card.advice import PASSES, advise, advise_pass, count_problems
+from engine.card.advice import PASSES, advise, advise_pass, advise_passes, count_problems
 from engine.tiles import TileError
 
 CARD = load_card(SAMPLE_CARD)
@@ -124,3 +124,9 @@ def test_names_are_read_and_everything_is_json():
     back = json.loads(text)
     assert back["charleston"]["pass"] == "courtesy" and back["nearest"][0]["joker_groups"]
     assert back["live"]["F"] == 6 and back["verdict"] is None
+
+
+def test_several_passes_from_one_search_are_the_passes_advised_one_by_one():
+    hand = "1B 1B 5C 9D N RD F J 2D 2D 2D 4C 8B".split()
+    together = advise_passes(CARD, hand, PASSES, seen=["2B", "N"])
+    assert together == [advise_pass(CARD, hand, which, seen=["2B", "N"]) for which in PASSES]

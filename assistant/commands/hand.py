@@ -18,7 +18,16 @@ from typing import Any
 
 from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
 from assistant.rack_reading import MAX_PHOTO_BYTES, RackReading, RackTile
-from engine.card.advice import BLIND_PASSES, PASSES, HandAdvice, LineAdvice, PassAdvice, advise, advise_pass
+from engine.card.advice import (
+    BLIND_PASSES,
+    PASSES,
+    HandAdvice,
+    LineAdvice,
+    PassAdvice,
+    advise,
+    advise_pass,
+    advise_passes,
+)
 from engine.card.card import exposure_problem
 from engine.tiles import JOKER, sort_key
 
@@ -165,7 +174,7 @@ def _passes(card: Any, tiles: list[str], seen: list[str], args: argparse.Namespa
         return []
     if args.which:
         return [advise_pass(card, tiles, args.which, seen, args.courtesy)]
-    return [advise_pass(card, tiles, w, seen) for w in DEFAULT_PASSES]
+    return advise_passes(card, tiles, DEFAULT_PASSES, seen)
 
 
 def _json(hand: Hand, advice: HandAdvice, passes: list[PassAdvice]) -> dict[str, Any]:

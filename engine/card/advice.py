@@ -198,41 +198,51 @@ def advise_pass(card: Card, tiles: Sequence[str], which: str, seen: Sequence[str
     """Which tiles to pass now (``which``: one of ``PASSES``), searched over every choice of tiles the pass
     allows (never a Joker), ranked by ``pass_key``. See the module's docstring for the blind and courtesy
     passes; ``courtesy`` (0-3) is the count agreed with the player across."""
+    return advise_passes(card, tiles, (which,), seen, courtesy)[0]
+
+
+def advise_passes(card: Card, tiles: Sequence[str], which: Sequence[str], seen: Sequence[str] = (),
+                  courtesy: int | None = None) -> list[PassAdvice]:
+    """``advise_pass`` for several passes from one search (``mahj hand`` shows three when none is named)."""
     tiles, seen = _codes(tiles), _codes(seen)
-    if which not in PASSES:
-        raise ValueError(f"unknown pass {which!r}: one of {', '.join(PASSES)}")
-    if courtesy is not None and (which != "courtesy" or not 0 <= courtesy <= PASS_SIZE):
+    for w in which:
+        if w not in PASSES:
+            raise ValueError(f"unknown pass {w!r}: one of {', '.join(PASSES)}")
+    if courtesy is not None and (tuple(which) != ("courtesy",) or not 0 <= courtesy <= PASS_SIZE):
         raise ValueError(f"an agreed count (0-{PASS_SIZE}) goes with the courtesy pass only")
     naturals = sorted((t for t in tiles if t != JOKER), key=sort_key)
-    agreed = courtesy if which == "courtesy" else None
-    flexible = which in BLIND_PASSES or (which == "courtesy" and agreed is None)
-    most = min(PASS_SIZE if agreed is None else agreed, len(naturals))
-    sizes = range(most + 1) if flexible else sorted({0, most})
+    most = {w: min(PASS_SIZE if courtesy is None else courtesy, len(naturals)) for w in which}
+    flexible = {w: w in BLIND_PASSES or (w == "courtesy" and courtesy is None) for w in which}
+    sizes = sorted({0} | {n for w in which for n in (range(most[w] + 1) if flexible[w] else (most[w],))})
     passes = [c for n in sizes for c in dict.fromkeys(itertools.combinations(naturals, n))]
     now = pass_key(card.pass_distances(tiles, [()], seen), _values(card))[0]
     # a pass of n tiles moves her at most n further, and the objective looks one tile beyond that
-    within = None if now[0] >= DEAD_DISTANCE else int(now[0]) + most + 1
+    within = None if now[0] >= DEAD_DISTANCE else int(now[0]) + max(sizes) + 1
     distances = card.pass_distances(tiles, passes, seen, within)
     keys = pass_key(distances, _values(card))
     by_size: dict[int, list[int]] = {}
     for i, p in enumerate(passes):
         by_size.setdefault(len(p), []).append(i)
     best = {n: _best(keys, idx) for n, idx in by_size.items()}
-    if flexible:  # as many as she can spare without moving further from her nearest line
-        size = max(n for n, (k, _) in best.items() if k[0] == now[0] or n == 0)
-    else:
-        size = most
-    key, chosen = best[size]
-    after = passes[chosen[0]]
-    keeps = [ln for ln, d in zip(card.lines, distances[chosen[0]].tolist(), strict=True) if d == key[0]]
-    blind = PASS_SIZE - size if which in BLIND_PASSES else 0
-    return PassAdvice(
-        which=which, tiles=after, blind=blind,
-        reason=_pass_reason(which, after, blind, now, key, keeps, len(chosen) - 1, tiles, agreed),
-        distance_now=_distance(now), distance_after=_distance(key), keeps=tuple(keeps),
-        alternatives=tuple(passes[i] for i in chosen[1:]),
-        by_count={n: passes[best[n][1][0]] for n in sorted(best) if n > 0} if flexible else {},
-        key=tuple(int(v) for v in key))
+    out = []
+    for w in which:
+        if flexible[w]:  # as many as she can spare without moving further from her nearest line
+            size = max(n for n, (k, _) in best.items() if n <= most[w] and (k[0] == now[0] or n == 0))
+        else:
+            size = most[w]
+        key, chosen = best[size]
+        after = passes[chosen[0]]
+        keeps = [ln for ln, d in zip(card.lines, distances[chosen[0]].tolist(), strict=True) if d == key[0]]
+        blind = PASS_SIZE - size if w in BLIND_PASSES else 0
+        out.append(PassAdvice(
+            which=w, tiles=after, blind=blind,
+            reason=_pass_reason(w, after, blind, now, key, keeps, len(chosen) - 1, tiles,
+                                courtesy if w == "courtesy" else None),
+            distance_now=_distance(now), distance_after=_distance(key), keeps=tuple(keeps),
+            alternatives=tuple(passes[i] for i in chosen[1:]),
+            by_count={n: passes[best[n][1][0]] for n in sorted(best) if 0 < n <= most[w]} if flexible[w] else {},
+            key=tuple(int(v) for v in key)))
+    return out
 
 
 def _best(keys: np.ndarray, idx: list[int]) -> tuple[np.ndarray, list[int]]:
