@@ -83,15 +83,22 @@ class RackReading:
         return out
 
 
+def too_large(size: int | None = None) -> PhotoRefused:
+    """The refusal of a photo over MAX_PHOTO_BYTES: its size (``size`` bytes, None: not known, it came in pieces)
+    and the limit."""
+    said = f"is {size / 2**20:.1f} MB" if size is not None else "is larger than that"
+    return PhotoRefused(f"The photo {said}; the most mahj reads is {MAX_PHOTO_BYTES // 2**20} MB. Take it again "
+                        "with the Photograph button (the page makes it smaller).", 413)
+
+
 def check_photo(data: bytes) -> None:
     """Refuse a photo too large to read, by its bytes or by the pixels its header announces, before decoding."""
     if len(data) > MAX_PHOTO_BYTES:
-        raise PhotoRefused(f"The photo is {len(data) / 2**20:.1f} MB; the most mahj reads is "
-                           f"{MAX_PHOTO_BYTES // 2**20} MB. Take it again with the page's camera button.", 413)
+        raise too_large(len(data))
     size = declared_size(data)
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         raise PhotoRefused(f"The photo is {size[0]} x {size[1]} pixels; the most mahj reads is "
-                           f"{MAX_PIXELS // 1_000_000} million. Take it again with the page's camera button.", 413)
+                           f"{MAX_PIXELS // 1_000_000} million. Take it again with the Photograph button.", 413)
 
 
 def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:

@@ -6,6 +6,7 @@ made as a phone would, to a DisplayServer on a free port, from the machine's LAN
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import struct
@@ -157,6 +158,15 @@ def test_bad_photos_are_refused_with_a_sentence_and_the_next_photo_is_read(table
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(req, timeout=10)
     assert err.value.code == 413 and f"{MAX_PHOTO_BYTES // 2**20} MB" in json.loads(err.value.read())["error"]
+    # Huge without a Content-Length (sent in chunks): refused once it passes the limit.
+    conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
+    conn.request("POST", seat_url(pages, 1) + "api/photo", body=(b"\xff" * 2**20 for _ in range(27)),
+                 headers={"Content-Type": "image/jpeg"}, encode_chunked=True)
+    answer = conn.getresponse()
+    assert answer.status == 413
+    assert "larger than that; the most mahj reads is 25 MB" in json.loads(answer.read())["error"]
+    conn.close()
+    pages._buckets[1].level = float(BURST)  # noqa: SLF001 -- the allowance is tested on its own below
     # A small file whose header claims too many pixels: refused before decoding, with the limit.
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))

@@ -16,7 +16,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route
 
 from assistant.display.seats import SeatPages
-from assistant.rack_reading import MAX_PHOTO_BYTES, PhotoRefused
+from assistant.rack_reading import MAX_PHOTO_BYTES, PhotoRefused, too_large
 
 STATIC = resources.files("assistant.display") / "static"
 #: The seat page's own files, served under its token so that a phone needs nothing else.
@@ -30,18 +30,22 @@ def _gone() -> Response:
                                   "ask the table for a new link."}, status_code=404, headers=PRIVATE)
 
 
-async def _body(request: Request, limit: int) -> bytes:
-    """The request's body, refused as soon as it passes ``limit`` bytes (by its Content-Length, or as it comes)."""
-    too_big = (f"The photo is larger than {limit // 2**20} MB, the most mahj reads. Take it again with the "
-               "Photograph button (the page makes it smaller).")
+def _declared(request: Request) -> int:
+    """The body's size as its Content-Length says (0 when it does not say)."""
     length = request.headers.get("content-length", "")
-    if length.isdigit() and int(length) > limit:
-        raise PhotoRefused(too_big, 413)
+    return int(length) if length.isdigit() else 0
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request's body; ValueError as soon as it passes ``limit`` bytes (by its Content-Length, or as it comes),
+    before the rest is read."""
+    if _declared(request) > limit:
+        raise ValueError(f"the body is {_declared(request)} bytes, more than {limit}")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise PhotoRefused(too_big, 413)
+            raise ValueError(f"the body is more than {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -81,17 +85,17 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         s = seat(request)
         if s is None:
             return _gone()
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > MAX_PHOTO_BYTES:  # refused before a byte is read or counted
-            return JSONResponse({"error": f"The photo is {int(length) / 2**20:.1f} MB; the most mahj reads is "
-                                          f"{MAX_PHOTO_BYTES // 2**20} MB. Take it again with the Photograph "
-                                          "button (the page makes it smaller)."}, status_code=413, headers=PRIVATE)
         try:
+            if _declared(request) > MAX_PHOTO_BYTES:  # refused before a byte is read or counted
+                raise too_large(_declared(request))
             pages.admit(s)
         except PhotoRefused as exc:
             return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=PRIVATE)
         try:
-            data = await _body(request, MAX_PHOTO_BYTES)
+            try:
+                data = await _body(request, MAX_PHOTO_BYTES)
+            except ValueError:
+                raise too_large() from None
             return JSONResponse(await run_in_threadpool(pages.read_photo, s, data), headers=PRIVATE)
         except PhotoRefused as exc:
             return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=PRIVATE)
@@ -105,7 +109,7 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         try:
             body = json.loads(await _body(request, 64 * 1024) or b"null")
             return JSONResponse(await run_in_threadpool(pages.set_tiles, s, body), headers=PRIVATE)
-        except (PhotoRefused, ValueError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
 
     async def charleston(request: Request) -> Response:
@@ -115,7 +119,7 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         try:
             body = json.loads(await _body(request, 4096) or b"null")
             return JSONResponse(await run_in_threadpool(pages.set_pass, s, body), headers=PRIVATE)
-        except (PhotoRefused, ValueError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
 
     async def clear(request: Request) -> Response:
