@@ -73,9 +73,9 @@ def test_tiles_as_text_give_lines_passes_and_no_verdict_before_fourteen(capsys):
     assert [p["pass"] for p in a["passes"]] == ["first-right", "first-left", "courtesy"]
     assert a["passes"][1]["tiles"] == ["9D"] and a["passes"][1]["blind"] == 2
     assert all("J" not in p["tiles"] for p in a["passes"])
-    code, out, _ = run(capsys, "hand", "--tiles", "F F 2B WD 2B 6B 2D WD 6C 6C 6C J 9D", "--pass", "courtesy",
-                       "--courtesy", "2")
-    assert "Charleston, courtesy: Pass " in out and out.count("Charleston") == 1
+    for extra in (("--pass", "courtesy", "--courtesy", "2"), ("--courtesy", "2")):
+        code, out, _ = run(capsys, "hand", "--tiles", "F F 2B WD 2B 6B 2D WD 6C 6C 6C J 9D", *extra)
+        assert "Charleston, courtesy: Pass 2D 9D: " in out and out.count("Charleston") == 1
     assert "Verdict: 13 tiles; Mah Jongg needs 14." in out
 
 

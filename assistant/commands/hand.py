@@ -5,7 +5,7 @@ with the profile's learned set), as the private seat pages read it. The command 
 and sorted, marks every tile the model doubts with its likeliest alternatives (the advice then assumes the
 likeliest reading, and says so), names counts no set can show, and gives ``engine.card.advice``: the nearest
 lines, the Charleston passes, and with 14 tiles the verdict. ``mahj verify --photo`` uses the same reading
-(``read_hand``) for the verdict alone. What the advice means: docs/hand.md.
+(``photo_hand``) for the verdict alone. What the advice means: docs/hand.md.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
+from assistant.console import report_error
 from assistant.rack_reading import MAX_PHOTO_BYTES, RackReading, RackTile
 from engine.card.advice import (
     BLIND_PASSES,
@@ -103,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--top must be 0 or more")
     if args.courtesy is not None and args.which not in (None, "courtesy"):
         raise InputError("--courtesy goes with --pass courtesy")
+    if args.courtesy is not None:
+        args.which = "courtesy"
     if exposed and (args.which or args.courtesy is not None):
         raise InputError("the Charleston is over once tiles are exposed: give no --pass with --exposed")
     hand = photo_hand(args, args.photo, args.tiles)
@@ -122,8 +125,6 @@ def photo_hand(args: argparse.Namespace, photo: Path | None, tiles: str | None) 
     the photo options and ``json``). A photo that gives no hand (unreadable, too large, no tiles, most tiles
     unclear) is reported here, with what was read when there was something, and its exit status (1) returned
     instead."""
-    from assistant.console import report_error
-
     if (photo is None) == (tiles is None):
         raise InputError("give a PHOTO of your rack, or --tiles (not both)")
     if tiles is not None:
@@ -144,6 +145,7 @@ def photo_hand(args: argparse.Namespace, photo: Path | None, tiles: str | None) 
 def read_hand(args: argparse.Namespace, path: Path) -> Hand:
     """The rack in the photo at ``path`` read with the model ``mahj detect`` would use for these options. A photo
     that cannot be read or is too large raises PhotoError; one with no tiles gives an empty hand with a note."""
+    # imported here: every mahj command loads this module, and only a photo needs the model and the session
     from assistant.commands.detect import _profile_set
     from assistant.profile import ProfileError
     from assistant.rack_reading import read_rack
