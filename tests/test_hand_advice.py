@@ -130,3 +130,10 @@ def test_several_passes_from_one_search_are_the_passes_advised_one_by_one():
     hand = "1B 1B 5C 9D N RD F J 2D 2D 2D 4C 8B".split()
     together = advise_passes(CARD, hand, PASSES, seen=["2B", "N"])
     assert together == [advise_pass(CARD, hand, which, seen=["2B", "N"]) for which in PASSES]
+
+
+def test_a_mah_jongg_hand_in_the_charleston_is_told_to_declare():
+    east = "F F 2B WD 2B 6B 2D WD 2D 6D 6C 6C 6C J".split()
+    p = advise_pass(CARD, east, "first-right")
+    assert p.distance_now == 0 and p.reason.startswith("You hold Mah Jongg: declare it rather than pass.")
+    assert "every choice costs at least" in p.reason

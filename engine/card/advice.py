@@ -281,13 +281,15 @@ def _pass_reason(which: str, tiles: tuple[str, ...], blind: int, now: np.ndarray
         if now[0] >= DEAD_DISTANCE or key[0] == now[0]:
             why = f"you stay {near}, as near as now"
         else:
-            why = (f"you stay {near}; each choice costs at least {key[0] - now[0]} "
+            why = (f"you will be {near}; every choice costs at least {key[0] - now[0]} "
                    f"tile{'s' if key[0] - now[0] != 1 else ''} of progress")
     notes = []
     if others:
         notes.append(f"{others} other choice{'s are' if others != 1 else ' is'} as good")
     if JOKER in hand:
         notes.append("Jokers are never passed")
+    if now[0] == 0 and len(hand) == MOST_TILES:
+        what = f"You hold Mah Jongg: declare it rather than pass. Otherwise: {what}"
     return f"{what}: {why}." + (f" ({'; '.join(notes)}.)" if notes else "")
 
 
