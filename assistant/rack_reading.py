@@ -102,20 +102,20 @@ def check_photo(data: bytes) -> None:
 
 
 def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
-    """Indexes of ``boxes`` as the tiles stand: rows top to bottom (a new row where a tile's centre lies more than
-    half a tile's height below the row's first), each row left to right."""
+    """Indexes of ``boxes`` as the tiles stand: rows top to bottom, each left to right. Rows are split where the
+    tiles' centres, taken top to bottom, jump by more than half a tile's height: a rack photographed aslant drifts
+    a little from tile to tile and stays one row, while a second row lies a whole tile lower."""
     if not boxes:
         return []
     height = median(b[3] - b[1] for b in boxes)
-    by_y = sorted(range(len(boxes)), key=lambda i: (boxes[i][1] + boxes[i][3]) / 2)
+    centre = [(b[1] + b[3]) / 2 for b in boxes]
     rows: list[list[int]] = []
-    row_y = None
-    for i in by_y:
-        y = (boxes[i][1] + boxes[i][3]) / 2
-        if row_y is None or y - row_y > height / 2:
+    last = None
+    for i in sorted(range(len(boxes)), key=lambda i: centre[i]):
+        if last is None or centre[i] - last > height / 2:
             rows.append([])
-            row_y = y
         rows[-1].append(i)
+        last = centre[i]
     return [i for row in rows for i in sorted(row, key=lambda i: boxes[i][0])]
 
 

@@ -246,6 +246,8 @@ def test_public_view_is_what_the_display_shows():
 def test_rack_order_is_rows_top_to_bottom_each_left_to_right():
     boxes = [(300, 10, 340, 70), (0, 12, 40, 72), (150, 100, 190, 160), (100, 8, 140, 68), (10, 98, 50, 158)]
     assert rack_order(boxes) == [1, 3, 0, 4, 2]
+    aslant = [(40.0 * k, 5.0 * k, 40.0 * k + 40, 5.0 * k + 60) for k in range(14)]   # 65 px of drift: one row
+    assert rack_order(aslant[::-1]) == list(range(13, -1, -1))
 
 
 def test_a_watched_game_never_journals_says_or_prints_a_seats_hand(tmp_path, capsys, monkeypatch):
