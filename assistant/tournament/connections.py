@@ -7,6 +7,8 @@ every descriptor of the process and lock the tables out. ``guarded_protocol`` wr
 
 - a request must arrive whole (head and body) within ``request_timeout_s`` of the connection opening or of the
   previous answer, else it is answered 408 and the connection closed;
+- a request's head may take at most MAX_HEAD bytes (else 431 and closed): uvicorn's httptools parser gathers a
+  header without bound, by concatenation, so one endless header held the event loop and grew its memory;
 - one address holds at most ``per_address`` connections: another is answered 429 and closed at once;
 - all addresses together hold at most ``capacity`` connections, from the descriptors the process may open
   (``descriptor_capacity``): at the cap, a new connection closes the oldest one that holds no request in hand
@@ -29,6 +31,9 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 RESERVE = 64
 #: The most descriptors the server raises its own limit to (the soft limit goes up to the hard one).
 MAX_FILES = 65536
+#: The most bytes taken from a connection while no request head has been completed: a head is under 2 KiB, and
+#: one read may bring a whole report (at most 64 KiB, web.MAX_BODY) with its head.
+MAX_HEAD = 128 * 1024
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
     class Guarded(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
         _deadline: asyncio.TimerHandle | None = None
         _address: str | None = None
+        _head_bytes = 0  # received since the last request head was completed (or the connection opened)
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
@@ -105,6 +111,17 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
                     del ledger.per_address[self._address]
                 self._address = None
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            if self.cycle is None or self.cycle.response_complete:  # no request head completed yet: part of one
+                self._head_bytes += len(data)
+                if self._head_bytes > MAX_HEAD:
+                    self._refuse(431, "Request Header Fields Too Large", f"a request's head is at most "
+                                 f"{MAX_HEAD // 1024} KiB")
+                    return
+            super().data_received(data)
+            if self.cycle is not None and not self.cycle.response_complete:
+                self._head_bytes = 0
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
