@@ -57,6 +57,7 @@ def test_a_real_rack_photo_is_read_in_rack_order_and_found_mah_jongg(capsys):
     assert code == 0
     assert "rack order: " + " ".join(MAHJONG_TILES) in out
     assert "sorted:     2B 2B 6B 6C 6C 6C 2D 2D 6D WD WD F F J" in out
+    assert "in words:   2 x Two Bam, Six Bam, 3 x Six Crak, 2 x Two Dot, Six Dot, 2 x Soap, 2 x Flower, Joker" in out
     assert "Verdict: Mah Jongg: 2026 #6, value 35" in out
     code, out, _ = run(capsys, "verify", "--photo", str(MAHJONG_RACK), "--json")
     v = json.loads(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from engine.card.advice import (
     advise_passes,
 )
 from engine.card.card import exposure_problem
-from engine.tiles import JOKER, sort_key
+from engine.tiles import JOKER, name_or_code, sort_key
 
 #: The passes shown when none is named: one compulsory pass of three stands for all four (they are advised
 #: alike), one blind pass for both, and the courtesy.
@@ -188,18 +189,27 @@ def _json(hand: Hand, advice: HandAdvice, passes: list[PassAdvice]) -> dict[str,
 def _tiles_text(photo: Path | None, hand: Hand) -> str:
     """The tiles as read: rack order with doubtful ones marked ``?``, sorted, and what each doubt could be."""
     if hand.reading is None:
-        return f"your tiles ({len(hand.tiles)}): {' '.join(sorted(hand.tiles, key=sort_key))}"
+        return (f"your tiles ({len(hand.tiles)}): {' '.join(sorted(hand.tiles, key=sort_key))}\n"
+                f"  in words:   {_in_words(hand.tiles)}")
     r = hand.reading
     where = f" with your set '{hand.tile_set}'" if hand.tile_set else ""
     out = [f"{photo}: {len(r.tiles)} tiles read{where}"
            + (f", {len(hand.doubtful)} doubtful (marked ?)" if hand.doubtful else "")]
     out.append("  rack order: " + " ".join(t.tile + ("?" if t.doubtful else "") for t in r.tiles))
     out.append("  sorted:     " + " ".join(sorted(hand.tiles, key=sort_key)))
+    out.append("  in words:   " + _in_words(hand.tiles))
     for place, t in hand.doubtful:
         maybe = f", or perhaps {' / '.join(t.alts)}" if t.alts else ""
         out.append(f"  tile {place}: read as {t.tile} ({t.score:.0%} sure){maybe}")
     out += [f"  note: {n}" for n in hand.notes]
     return "\n".join(out)
+
+
+def _in_words(tiles: list[str]) -> str:
+    """The sorted tiles as a screen reader should say them: "2 x Two Bam, Soap, 2 x Joker"."""
+    counts = Counter(tiles)
+    return ", ".join(f"{n} x {name_or_code(t)}" if n > 1 else name_or_code(t)
+                     for t, n in sorted(counts.items(), key=lambda kv: sort_key(kv[0]))) or "none"
 
 
 def _text(photo: Path | None, hand: Hand, advice: HandAdvice, passes: list[PassAdvice]) -> str:
