@@ -345,3 +345,20 @@ def test_a_poll_while_nothing_changed_is_not_advised_again(table):
     assert moved is not first and moved["seen"] == first["seen"] + 1
     call(base + seat_url(pages, 0) + "api/tiles", {"tiles": [{"tile": t} for t in RACK_TILES[:13]]})
     assert pages.state(0)["advice"]["tiles"] == 13
+
+
+@pytest.mark.parametrize("path, body, said", [
+    pytest.param("api/tiles", b"[" * 30000 + b"]" * 30000, "nested too deeply", id="deep"),
+    ("api/tiles", {"tiles": "3B 4B"}, "tiles must be a list"),
+    ("api/tiles", {"tiles": [{"tile": "3B"}] * 41}, "at most 40"),
+    ("api/tiles", {"tiles": [{"tile": "3B"}, "4B"]}, "tile 2: must be an object"),
+    ("api/tiles", {"tiles": [{"tile": "eleven bam"}]}, "tile 1:"),
+    ("api/tiles", b"\xff\xfe not json", ""),
+    ("api/pass", {"pass": "first-right", "courtesy": True}, "courtesy must be 0, 1, 2 or 3"),
+    ("api/pass", {"pass": ["courtesy"]}, "pass must be one of"),
+])
+def test_a_body_the_page_would_never_send_is_refused_in_words(table, path, body, said):
+    _, pages, _, base = table
+    status, got = call(base + seat_url(pages, 0) + path, body)
+    assert status == 400 and said in got["error"]
+    assert call(base + seat_url(pages, 0) + "api/state")[0] == 200

@@ -109,7 +109,9 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         try:
             body = json.loads(await _body(request, 64 * 1024) or b"null")
             return JSONResponse(await run_in_threadpool(pages.set_tiles, s, body), headers=PRIVATE)
-        except (ValueError, RecursionError) as exc:
+        except RecursionError:
+            return JSONResponse({"error": "body: JSON nested too deeply"}, status_code=400, headers=PRIVATE)
+        except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
 
     async def charleston(request: Request) -> Response:
@@ -119,7 +121,9 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         try:
             body = json.loads(await _body(request, 4096) or b"null")
             return JSONResponse(await run_in_threadpool(pages.set_pass, s, body), headers=PRIVATE)
-        except (ValueError, RecursionError) as exc:
+        except RecursionError:
+            return JSONResponse({"error": "body: JSON nested too deeply"}, status_code=400, headers=PRIVATE)
+        except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
 
     async def clear(request: Request) -> Response:

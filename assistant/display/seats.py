@@ -249,7 +249,7 @@ class SeatPages:
         pass advice. ValueError: a body the page would never send."""
         which = body.get("pass") if isinstance(body, dict) else None
         courtesy = body.get("courtesy") if isinstance(body, dict) else None
-        if which is not None and which not in PASS_WORDS:
+        if which is not None and (not isinstance(which, str) or which not in PASS_WORDS):
             raise ValueError(f"pass must be one of {', '.join(PASS_WORDS)}, or null (no pass)")
         if courtesy is not None and (not isinstance(courtesy, int) or isinstance(courtesy, bool)
                                      or not 0 <= courtesy <= 3):
