@@ -266,7 +266,15 @@ function pick(code) {
   return sendTiles(`Tile ${i + 1} is ${name}.`);
 }
 
+function unlockSpeech() {
+  // iOS Safari speaks only once speech has been started from a tap: an empty utterance on her first touch lets
+  // the tiles be read aloud when the photo's answer arrives, which is no longer part of that tap.
+  if (window.speechSynthesis && window.SpeechSynthesisUtterance) window.speechSynthesis.speak(new SpeechSynthesisUtterance(""));
+}
+
 function setup() {
+  document.addEventListener("pointerdown", unlockSpeech, { once: true, capture: true });
+  document.addEventListener("keydown", unlockSpeech, { once: true, capture: true });
   $("shoot").addEventListener("click", () => $("photo").click());
   $("photo").addEventListener("change", (e) => {
     const f = e.target.files && e.target.files[0];
