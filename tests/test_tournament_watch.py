@@ -201,3 +201,49 @@ def test_a_report_queued_for_another_event_is_kept_and_sent_only_to_its_own(tmp_
         assert statuses == ["counted", "counted"] and sum(standings(old_server).values()) != 0
     finally:
         old_server.stop()
+
+
+
+@pytest.mark.parametrize("status", [408, 429])
+def test_a_report_refused_for_now_stays_queued_and_is_sent_later(tmp_path, status):
+    """408 (the request came too slowly) and 429 (too many connections from this address) refuse for now, not
+    for good: the report stays queued and is sent again. A server scripted to answer so once, then count it."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    answers = [(status, {"error": "for now"}), (200, {"status": "counted", "report": 1})]
+    posted: list[dict] = []
+
+    class Scripted(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+        def _answer(self, code: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self._answer(200, {"tournament": "Spring Open", "event": "e1", "round": 1, "seats": {}, "counted": {}})
+
+        def do_POST(self) -> None:
+            posted.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self._answer(*answers.pop(0))
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        said: list[str] = []
+        reporter = TableReporter(Sender(f"http://127.0.0.1:{httpd.server_port}", 2, "t2"),
+                                 Queue(tmp_path / "q.jsonl"), say=said.append)
+        reporter.close(wait_s=0)  # its thread stops: this test sends, at the moments it chooses
+        reporter.queue.add(wall(2, 1, client="held-back", source="camera"), reporter.sender.here)
+        assert reporter.flush_once() is False
+        assert [r["client_id"] for r in reporter.queue.pending(reporter.sender.here)] == ["held-back"]
+        assert not any("refused" in s for s in said)
+        assert reporter.flush_once() is True
+        assert reporter.queue.answers["held-back"]["status"] == "counted" and len(posted) == 2
+    finally:
+        httpd.shutdown()

@@ -34,6 +34,9 @@ from typing import Any
 from engine.referee.rotation import LETTERS
 
 TIMEOUT_S = 5.0
+#: Answers that refuse only for now (the request came too slowly; too many connections from this address): the
+#: report stays queued and is sent again, as after a 5xx. Any other 4xx refuses it for good.
+AGAIN = (408, 429)
 BACKOFF_S = (0.5, 1, 2, 5, 10, 30)
 OUTCOMES = {"mahjong": "mahjong", "wall_game": "wall_game", "time": "time", "last_survivor": "last_survivor",
             "all_dead": "all_out", "three_dead": "all_out"}
@@ -323,7 +326,7 @@ class TableReporter:
                 status, answer = self.sender.post(report)
             except (OSError, urllib.error.URLError):
                 return False
-            if status >= 500:
+            if status >= 500 or status in AGAIN:
                 return False
             self.queue.done(report["client_id"], answer | {"http": status})
             where = f"game {report['game']} of round {report['round']}"
