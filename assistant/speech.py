@@ -9,14 +9,15 @@ What a blind player hears is true, and the most important thing first:
 
 * **Truth.** Each announcement knows the fact it states (the live discard, "window closed" on this discard, an
   open question, ...). One whose fact stopped being true is never started, and one being said is cut short the
-  moment it stops being true. An answer to a person's question is asked again instead (``renew``): she still
-  wants to know whose turn it is, now.
-* **Priority.** An answer to her own key press first (she asked and waits), then the game's result, then
-  calls, dead hands and questions to the table, then routine play (discards, "window closed", turns), then
-  camera notices. A waiting announcement goes ahead of every less important one; a more important one
-  interrupts a long sentence (an answer: any sentence) with more than ``INTERRUPT_REMAINING_S`` left to say,
-  which is said again afterwards if it is still true (once; a camera notice is not said again, the display
-  keeps showing it).
+  moment it stops being true. An answer to a person's question that has not started yet is made again instead
+  (``renew``): she still wants to know whose turn it is, now. One cut while she hears it is not: it was true
+  when it began, and what changed it (a discard, the result) is said next.
+* **Priority.** The hand's result first (Mah Jongg, wall game: one short sentence), then an answer to her own
+  key press (she asked and waits: not behind the long payments), then the payments, then calls, dead hands and
+  questions to the table, then routine play (discards, "window closed", turns), then camera notices. A waiting
+  announcement goes ahead of every less important one; a more important one interrupts a long sentence (an
+  answer: any sentence) with more than ``INTERRUPT_REMAINING_S`` left to say, which is said again afterwards
+  if it is still true (once; a camera notice is not said again, the display keeps showing it).
 * A late announcement is worse than none: one older than ``max_delay`` is dropped (the result, questions and
   answers may wait three times as long), and when the queue is full the least important, oldest one goes.
 
@@ -49,8 +50,9 @@ log = logging.getLogger(__name__)
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 VERBOSITY_LEVEL = {"quiet": QUIET, "normal": NORMAL, "verbose": VERBOSE}
 #: Priorities, least to most important: camera notices, routine play, calls (and dead hands, questions to the
-#: table), the hand's result, an answer to a person's own request (she asked, and waits for it).
-NOTICE, ROUTINE, CALL, RESULT, ANSWER = 0, 1, 2, 3, 4
+#: table), the payments, an answer to a person's own request (she asked, and waits for it: not behind the long
+#: payments), the hand's result itself (Mah Jongg, wall game: one short sentence, before anything).
+NOTICE, ROUTINE, CALL, PAYMENTS, ANSWER, RESULT = 0, 1, 2, 3, 4, 5
 #: A more important announcement interrupts a long sentence (over ``LONG_SENTENCE_S`` to say, estimated from
 #: its words and the rate) with more than ``INTERRUPT_REMAINING_S`` left; an answer interrupts any sentence with
 #: that much left. A discard ("Bob, Five Dot") is let finish before a call; payments do not hold up an answer.
@@ -146,7 +148,7 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
     if kind == "mahjong_in_error":
         return Announcement(f"Mah Jongg in error, {who}", QUIET, "mahjong", CALL)
     if kind == "settlement":
-        return Announcement(payments_sentence(data.get("payments") or {}, name), QUIET, "settlement", RESULT)
+        return Announcement(payments_sentence(data.get("payments") or {}, name), QUIET, "settlement", PAYMENTS)
     if kind == "wall_game":
         return Announcement("Wall game", QUIET, "game", RESULT)
     if kind == "turn":
@@ -371,8 +373,7 @@ class Speaker:
         return length, length - (time.monotonic() - record.started)
 
     def _cut(self, why: str) -> None:
-        """Stop the sentence being said. Interrupted but still true, it is said again after (once); an answer
-        whose fact ended is made again."""
+        """Stop the sentence being said. Interrupted but still true, it is said again after (once)."""
         assert self._speaking is not None
         a, utterance, record = self._speaking
         if record.cut:
@@ -381,9 +382,7 @@ class Speaker:
         self.interrupted += 1
         if why == "interrupted" and not a.retold and a.priority > NOTICE:
             self._queue.append(replace(a, retold=True))
-        elif why == "untrue" and a.renew is not None and (fresh := a.renew()) is not None:
-            self._queue.append(replace(fresh, created=a.created))
-        self._queue.sort(key=_ranked)
+            self._queue.sort(key=_ranked)
         if utterance is not None:
             utterance.stop()
 

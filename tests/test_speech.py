@@ -333,3 +333,23 @@ def test_no_audio_is_said_once_when_a_watch_starts():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert (done.stdout + done.stderr).count("no audio device") == 1
+
+
+def test_the_mah_jongg_goes_before_answers_and_an_answer_heard_in_part_is_not_said_again():
+    """A 'who' answer cut by the turn passing was made again and said before the Mah Jongg, and a 'repeat'
+    after it too: the Mah Jongg was heard 5.3 s after its verification (bench_speech, game 123)."""
+    sp, voice = _speaker(lambda text: 3.0 if text.startswith("It is") else 0.3)
+    turn = ["Bob"]
+    sp.answer(lambda: f"It is {turn[0]}'s turn, and this answer takes a while to say.", "turn")
+    assert voice.wait_started()
+    turn[0] = "nobody"
+    _rule(sp, "turn", 2)  # the turn passes while she hears the answer: cut, not said again
+    sp.answer(lambda: "Something she asked.", "game")
+    start = time.monotonic()
+    _rule(sp, "mahjong_verified", 0, value=30)
+    assert voice.wait_started(2) and voice.start_of("Mah Jongg, Ada, 30") - start < 0.5
+    assert sp.drain(10)
+    sp.close()
+    assert voice.texts == ["It is Bob's turn, and this answer takes a while to say.", "Mah Jongg, Ada, 30",
+                           "Something she asked."]
+    assert sp.log[0].cut == "untrue"
