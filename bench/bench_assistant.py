@@ -195,12 +195,14 @@ def main() -> int:
     ap.add_argument("--skip-display", action="store_true")
     ap.add_argument("--skip-pipeline", action="store_true")
     ap.add_argument("--oracle", action="store_true", help="also run with the renderer's true boxes as detector")
+    ap.add_argument("--oracle-only", action="store_true",
+                    help="only the true boxes (recordings below 1080p, which the model is not meant to read)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out: dict = {"cpus": os.cpu_count()}
     if not args.skip_pipeline:
         for key, oracle in (("pipeline", False), ("pipeline_oracle", True)):
-            if oracle and not args.oracle:
+            if (oracle and not (args.oracle or args.oracle_only)) or (not oracle and args.oracle_only):
                 continue
             runs = []
             for video in args.video:
