@@ -17,7 +17,7 @@ marks a rectangle on the table (the tray's or the block's outer corners, in the 
 around the tiles on that plane: its size in mm is measured by the tiles (the median short side of their boxes is
 an American tile's 22.2 mm), TABLE_MM across, its corners where that square lies in the picture. The typed table
 size (``--sizes``, a factor of the true one) and the top-down scale the reader detects at (``--scales``, px per
-mm: vision.tile_sizes.TOPDOWN_PX_PER_MM) are what the figures are read against.
+mm: vision.region_reading.READER_PX_PER_MM) are what the figures are read against.
 
     python bench/reader_real.py [--scales 1 1.5 2] [--sizes 0.85 1 1.15] [--json runs/reader-real.json]
 """
@@ -169,7 +169,7 @@ def read_joined(model: TileModel, m: Marked, video: Path, typed_mm: float, scale
                 ) -> tuple[list, dict | None]:
     """The reader's committed tiles after watching the photo's ``video`` joined, as (image x, y, face, code), and
     the taken_in notice's data (None if it never came)."""
-    region_reading.TOPDOWN_PX_PER_MM = scale
+    region_reading.READER_PX_PER_MM = scale
     h, w = m.image.shape[:2]
     cal = calibrate_from_corners(m.corners, (w, h), TableLayout(size_mm=typed_mm))
     with ExitStack() as stack:

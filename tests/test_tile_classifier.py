@@ -73,3 +73,36 @@ def _at_similarity(k: int, sim: float) -> np.ndarray:
     v = np.zeros(128, np.float32)
     v[k], v[5] = sim, np.sqrt(1 - sim ** 2)
     return v
+
+
+def test_a_crop_an_enrolled_set_is_unsure_of_is_read_again_in_its_four_turns(model, frame, truth):
+    """A set's two nearest kinds within SET_SECOND_LOOK of each other: the crop is embedded again in its four
+    quarter turns, averaged, and read by that (a framed Soap's turn lying near a 3 Dot's). A crop the set is sure
+    of, and embeddings that are not the last batch's own, keep their one reading."""
+    from vision.tile_classifier import SET_SECOND_LOOK
+
+    ups = [t for t in truth["tiles"] if t["face"] == "up"]
+    crops = np.stack([crop_square(frame, tuple(t["box"])) for t in ups])
+    probs, emb = model.classifier.probabilities(crops.copy())
+    sure = int(np.argmax(probs.max(axis=1)))          # read surely: its embedding is of the crop as it is
+    assert probs[sure].max() >= SECOND_LOOK
+    one = emb[sure]
+    turned = np.stack([model.classifier.one_pass(np.ascontiguousarray(np.rot90(crops[sure:sure + 1], k,
+                                                                                axes=(1, 2))))[1][0]
+                       for k in range(4)]).sum(axis=0)
+    turned /= np.linalg.norm(turned)
+    # "3D" sits a little nearer the crop as it is than "WD" does, "WD" is the crop in its four turns
+    for w in np.linspace(0.05, 0.95, 19):
+        near = w * one + (1 - w) * turned
+        near /= np.linalg.norm(near)
+        margin = float(one @ near - one @ turned)
+        if 0 < margin < SET_SECOND_LOOK and float(turned @ turned) > float(turned @ near):
+            break
+    else:
+        pytest.skip("this crop reads the same in every turn")
+    protos = Prototypes(np.stack([near, turned]), ["3D", "WD"], min_similarity=0.0)
+    probs1, emb1 = model.classifier.probabilities(crops[sure:sure + 1].copy())
+    assert [c for c, _ in model.classifier.codes(probs1, emb1, protos)] == ["WD"]
+    assert [c for c, _ in model.classifier.codes(probs1, emb1.copy(), protos)] == ["3D"]   # not the batch's own
+    sure_set = Prototypes(np.stack([one, -turned]), ["3D", "WD"], min_similarity=0.0)
+    assert [c for c, _ in model.classifier.codes(probs1, emb1, sure_set)] == ["3D"]

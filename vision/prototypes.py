@@ -73,6 +73,14 @@ class Prototypes:
         best = sim.argmax(axis=1)
         return self.codes[best], sim[np.arange(len(emb)), best]
 
+    def margins(self, emb: np.ndarray) -> np.ndarray:
+        """For each embedding, how much nearer its nearest kind is than the nearest other kind (cosine similarity;
+        1 where the set has one kind only): a small margin is a read the set is unsure of."""
+        sim = emb @ self.embeddings.T
+        best = sim.argmax(axis=1)
+        other = np.where(self.codes[None, :] == self.codes[best][:, None], -np.inf, sim).max(axis=1)
+        return np.where(np.isfinite(other), sim[np.arange(len(emb)), best] - other, 1.0)
+
 
 def read_meta(folder: Path) -> dict:
     """A set's ``set.json``: a JSON object, or TileModelError naming it."""

@@ -12,13 +12,20 @@ import numpy as np
 from vision.calibration import table_to_seat
 from vision.regions.state import Region, TableState
 from vision.tile_classifier import NO_FACE, crop_square
-from vision.tile_sizes import TOPDOWN_PX_PER_MM
 from vision.tracker import TileSeen
 
 SAME_TILE = 0.6           # tile widths (along a row; any way on the floor) under which two boxes are one tile
                           # (this on the floor, with a floor tile first read after a resync compared with the
                           # picture from before it: 8 HD bench games' picks 96.3 -> 100 %, invented discards 3 -> 1)
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
+#: Scale (px per mm) of the top-down windows the reader detects in. The shared top-down scale
+#: (vision.tile_sizes.TOPDOWN_PX_PER_MM, 1 px/mm: tiles about 22 x 30 px) is smaller than the detector reads well:
+#: on 13 real photos from above made into whole-table videos (bench/reader_real.py) the joined reader found, at
+#: 1 / 1.5 / 2 px/mm, 0.742 / 0.983 / 0.994 of the tiles with a 1080p-like camera (tiles 26 px in the frame) and
+#: 0.740 / 0.987 / 1.000 with a 4K-like one (tiles 41 px), faces 0.988-0.991 / 0.995-0.998 / 0.998-1.000; a read
+#: costs about the square of the scale (the bench's reading time 1 : 2.3 : 3.7). 1.5 meets issue 41's goal
+#: (found >= 0.90, faces >= 0.95) at the lesser cost.
+READER_PX_PER_MM = 1.5
 #: The classifier's score that turns a "face-down" floor or rack-top tile face up: likelier that tile than anything
 #: else together, "back" and "not a tile" included. Only face-up tiles lie there, so a real back is rare. With the
 #: classifier shipped 2026-11-25 one of three blank Soaps in a shown hand read 0.67-0.79 from frame to frame: at a
@@ -109,7 +116,7 @@ class RegionReading:
         """One tile-model call over the table window around ``area_mm`` (points in table mm; None: the whole
         table) of frame ``idx``: its detections and their box centres in table mm.
 
-        The model sees the window warped top-down at TOPDOWN_PX_PER_MM, where a tile is always ~23 x 31 px: a
+        The model sees the window warped top-down at READER_PX_PER_MM, where a tile is always ~33 x 45 px: a
         whole-table frame shrunk to the detector's input would make tiles a few pixels wide."""
         h, w = frame.shape[:2]
         if hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame
@@ -136,7 +143,7 @@ class RegionReading:
         else:
             (x0, y0), (x1, y1) = area_mm.min(axis=0) - margin, area_mm.max(axis=0) + margin
             x0, y0, x1, y1 = max(x0, lo), max(y0, lo), min(x1, hi), min(y1, hi)
-        s = TOPDOWN_PX_PER_MM
+        s = READER_PX_PER_MM
         view_to_table = np.array([[1 / s, 0, x0], [0, 1 / s, y0], [0, 0, 1.0]])
         view_to_frame = cal.H @ view_to_table
         size_px = (int(round((x1 - x0) * s)), int(round((y1 - y0) * s)))
