@@ -1,7 +1,7 @@
 """`mahj setup tiles` on sets never seen in training: faces read before and after learning a set from the mat,
 on other captures of the same set (new light, new angle, new turn). Issue 32's yardstick.
 
-    python bench/setup_tiles.py [--sets holdout camerash justinchan] [--captures 3] [--json out.json]
+    python bench/setup_tiles.py [--sets holdout camerash justinchan] [--captures 3] [--seeds 32 7 99] [--json F]
     python bench/setup_tiles.py --physical [--captures 3] [--json out.json]   # each real physical set in turn
 
 Sets: ``holdout``, the rendered American style no model trained on (``datasets.synth.faces.HOLDOUT_STYLE``: its own
@@ -185,9 +185,9 @@ class Backs:
                                           "backs_p50_p90": np.percentile(backs_sim, [50, 90]).round(2).tolist()}}
 
 
-def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = None) -> dict:
+def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = None, seed: int = 32) -> dict:
     learn_faces, test_faces = faces_of(name)
-    rng = np.random.default_rng(32)
+    rng = np.random.default_rng(seed)
     caps = [read_capture(model, img, f"{name} learn {k}") for k, img in enumerate(pictures(learn_faces, rng,
                                                                                           captures))]
     t0 = time.perf_counter()
@@ -219,7 +219,7 @@ def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = No
         if idx:
             per[t] = [round(float(np.mean([before[i] == t for i in idx])), 2),
                       round(float(np.mean([after[i] == t for i in idx])), 2)]
-    return {"set": name, "learn_pictures": len(caps), "learned_tiles": len(found),
+    return {"set": name, "seed": seed, "learn_pictures": len(caps), "learned_tiles": len(found),
             "learn_seconds": round(seconds, 2), "test_tiles_laid": laid, "test_tiles_found": len(codes),
             "before": round(float(np.mean([b == c for b, c in zip(before, codes, strict=True)])), 4),
             "after": round(float(np.mean([a == c for a, c in zip(after, codes, strict=True)])), 4),
@@ -241,6 +241,9 @@ def main() -> None:
                     help="sets to measure: the three mixed ones, or physical sets such as camerash:339-374")
     ap.add_argument("--physical", action="store_true", help="each physical set of camerash and justinchan in turn")
     ap.add_argument("--captures", type=int, default=3)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[32],
+                    help="one capture set (angles, turns, lights) per seed: how much the figure moves between "
+                         "evenings of captures of the same tiles")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--backs", type=Path, help="images whose YOLO labels beside them box backs as class 1: "
                     "DIR/train/images of datasets.real_photos --export DIR, or datasets/rendered/synth/images/val")
@@ -249,11 +252,12 @@ def main() -> None:
     backs = Backs(model, back_crops(args.backs)) if args.backs else None
     out = []
     names = list(physical_sets()) if args.physical else args.sets
-    for name in tqdm(names, desc="sets", unit="set"):
-        r = run_set(model, name, args.captures, backs)
+    for name, seed in tqdm([(n, s) for n in names for s in args.seeds], desc="sets", unit="set"):
+        r = run_set(model, name, args.captures, backs, seed)
         out.append(r)
         worst = sorted(r["per_kind_before_after"].items(), key=lambda kv: kv[1][1])[:5]
-        print(f"{name}: faces read {r['before']:.3f} before -> {r['after']:.3f} after ({r['test_tiles_found']} of "
+        print(f"{name} (seed {seed}): faces read {r['before']:.3f} before -> {r['after']:.3f} after "
+              f"({r['test_tiles_found']} of "
               f"{r['test_tiles_laid']} test tiles found; learned {r['learned_tiles']} in {r['learn_seconds']} s); "
               f"cells learn {r['states_learn']}, test {r['states_test']}; weakest after: "
               + ", ".join(f"{k} {v[0]:.2f}->{v[1]:.2f}" for k, v in worst)
