@@ -146,8 +146,9 @@ def run_table(args: argparse.Namespace) -> int:
                           "markers": {SEAT_NAMES[i]: list(map(float, p)) for i, p in cal.marker_image.items()}}))
     else:
         print(f"calibrated from {cal.source}; wrote {args.out}")
-        for i, p in cal.marker_image.items():
-            print(f"  corner right of {SEAT_NAMES[i]:5}: image ({p[0]:.0f}, {p[1]:.0f})")
+        where = "marker" if cal.source == "markers" or args.at_markers else "table corner"
+        for i, p in (cal.marker_image if where == "marker" else parse_corners(args.corners)).items():
+            print(f"  {where} right of {SEAT_NAMES[i]:5}: image ({p[0]:.0f}, {p[1]:.0f})")
         print("Regions are fitted to the tiles when watching starts; check them with `mahj calibrate show`.")
         print(f'Set in your profile: [calibration] file = "{args.out}"')
     return 0
