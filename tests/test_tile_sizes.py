@@ -72,7 +72,8 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
 
 
 @pytest.mark.parametrize("shape, side_px, passes", [
-    ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 16 px at the first reading (1024), read again larger
+    ((1080, 1920), 30.0, 1),     # a whole table in 1080p: 16 px at the first reading (1024), found there
+    ((1080, 1920), 20.0, 2),     # smaller: 11 px at the first reading, read again larger
     ((2160, 3840), 30.0, 2),     # the same in 4K: 8 px at the first reading, read again at 26 px, in slices
     ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
     ((640, 640), 150.0, 4),      # a close-up: read again with the close-up thresholds, and zoomed out twice
