@@ -15,9 +15,10 @@ What a blind player hears is true, and the most important thing first:
 * **Priority.** The hand's result first (Mah Jongg, wall game: one short sentence), then an answer to her own
   key press (she asked and waits: not behind the long payments), then the payments, then calls, dead hands and
   questions to the table, then routine play (discards, "window closed", turns), then camera notices. A waiting
-  announcement goes ahead of every less important one; a more important one interrupts a long sentence (an
-  answer: any sentence) with more than ``INTERRUPT_REMAINING_S`` left to say, which is said again afterwards
-  if it is still true (once; a camera notice is not said again, the display keeps showing it).
+  announcement goes ahead of every less important one. A sentence with more than ``INTERRUPT_REMAINING_S``
+  left to say is interrupted by an answer (unless it is one), by a discard (unless it is the result: the window
+  to call a discard is short) and by anything more important if it is long; it is said again afterwards if it
+  is still true (once; a camera notice is not said again, the display keeps showing it).
 * A late announcement is worse than none: one older than ``max_delay`` is dropped (the result, questions and
   answers may wait three times as long), and when the queue is full the least important, oldest one goes.
 
@@ -241,6 +242,17 @@ class _Process:
             self.proc.terminate()
 
 
+def _interrupts(new: Announcement, said: Announcement, length: float) -> bool:
+    """Whether ``new`` cuts short ``said`` (``length`` seconds long, with more than INTERRUPT_REMAINING_S left):
+    an answer cuts anything but another answer (she asked, now); a discard anything but the result (the window
+    to call it is short); anything more important a long sentence."""
+    if new.priority == ANSWER:
+        return said.kind != "answer"
+    if new.kind == "discard":
+        return said.priority < RESULT
+    return new.priority > said.priority and length > LONG_SENTENCE_S
+
+
 def _ranked(a: Announcement) -> tuple[int, float]:
     """Queue order: the most important first, then the oldest."""
     return (-a.priority, a.created)
@@ -343,10 +355,10 @@ class Speaker:
                 victim = max(self._queue, key=lambda x: (-x.priority, x.level, -x.created))  # least important, oldest
                 self._queue.remove(victim)
                 self.dropped += 1
-            if self._speaking is not None and a.priority > self._speaking[0].priority:
+            if self._speaking is not None:
                 length, left = self._left_to_say()
-                if left > INTERRUPT_REMAINING_S and (length > LONG_SENTENCE_S or a.priority == ANSWER):
-                    self._cut("interrupted")
+                if left > INTERRUPT_REMAINING_S and _interrupts(a, self._speaking[0], length):
+                    self._cut("interrupted", by=a)
             self._cond.notify_all()
 
     def _prune(self) -> None:
@@ -372,16 +384,19 @@ class Speaker:
         length = len(a.text.split()) * 60.0 / max(self.rate, 1)
         return length, length - (time.monotonic() - record.started)
 
-    def _cut(self, why: str) -> None:
-        """Stop the sentence being said. Interrupted but still true, it is said again after (once)."""
+    def _cut(self, why: str, by: Announcement | None = None) -> None:
+        """Stop the sentence being said. Interrupted (``by`` another) but still true, it is said again right after
+        the one that interrupted it (once)."""
         assert self._speaking is not None
         a, utterance, record = self._speaking
         if record.cut:
             return
         record.cut = why
         self.interrupted += 1
-        if why == "interrupted" and not a.retold and a.priority > NOTICE:
-            self._queue.append(replace(a, retold=True))
+        if by is not None and not a.retold and a.priority > NOTICE:
+            # ranked just after the interrupter, so the interrupter is said first
+            self._queue.append(replace(a, retold=True, priority=min(a.priority, by.priority),
+                                       created=by.created + 1e-6))
             self._queue.sort(key=_ranked)
         if utterance is not None:
             utterance.stop()
