@@ -19,8 +19,10 @@ _PAD_VALUE = 114  # the letterbox grey the detector was trained with
 #: How a frame is scaled to the detector's input: bilinear, as ultralytics scaled the training images. Area
 #: averaging cost 7 ms of a 1280x720 frame's two readings against 1 ms, for the same validation mAP.
 DOWNSCALE = cv2.INTER_LINEAR
-#: At most this many boxes in one reading (or one slice): a dense table shows about 150 tiles.
-MAX_BOXES = 300
+#: At most this many boxes in one reading (or one slice). A table shows up to about 150 tiles, but a photo of
+#: several tables, or a read at full resolution, more: with 300, nine fixture photos side by side (360 tiles)
+#: read whole lost 60 of them.
+MAX_BOXES = 1000
 #: A box within this many px of a slice edge shared with a neighbouring slice is the neighbour's to report.
 _EDGE_PX = 3
 
