@@ -115,9 +115,7 @@ def main() -> int:
     ap.add_argument("--per-photo", action="store_true", help="print a row per photo")
     ap.add_argument("--json", type=Path, help="write every figure and every photo's row here")
     args = ap.parse_args()
-    if not real_photos.CHINESE.exists():
-        print(f"needs {real_photos.CHINESE} (../shared/datasets)", file=sys.stderr)
-        return 2
+    real_photos.require_photos()
     from vision.enroll import load_set
     from vision.tile_model import TileModel, sets_dir
 

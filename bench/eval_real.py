@@ -237,9 +237,7 @@ def main() -> None:
     ap.add_argument("--closeups", action="store_true", help="also squares cut so one tile fills 15-70 %% of them")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
-    if not real_photos.CHINESE.exists():
-        sys.exit(f"error: {real_photos.SHARED}: the real photos are not here (they live in ../shared/datasets "
-                 "beside the checkout)")
+    real_photos.require_photos()
     model = TileModel.load(a.models)
     runs: dict[str, Callable[[], contextlib.AbstractContextManager]] = {
         "shipped path": lambda: _reader(model, a.reader)}

@@ -317,9 +317,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="about this many photos (quick checks)")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
-    if not real_photos.CHINESE.exists():
-        sys.exit(f"error: {real_photos.SHARED}: the real photos are not here (they live in ../shared/datasets "
-                 "beside the checkout)")
+    real_photos.require_photos()
     model = TileModel.load(a.models)
     todo = images(tuple(a.scales), a.mosaic, a.limit)
     print(f"{len(todo)} images ({sum(len(im.truth) for _, im in todo)} true tiles) from "

@@ -58,6 +58,13 @@ _LEO_SUIT = {"sou": "B", "man": "C", "pin": "D"}
 _LEO_HONOUR = {"ton": "E", "nan": "S", "sya-": "W", "pe-": "N", "chun": "RD", "hatsu": "GD", "haku": "WD"}
 
 
+def require_photos() -> None:
+    """Stop an evaluation that needs the real photos with where they belong, where they are not there."""
+    if not CHINESE.exists():
+        sys.exit(f"error: {SHARED}: the real photos are not here (they live in ../shared/datasets beside the "
+                 "checkout)")
+
+
 def chinese_code(name: str) -> str:
     """Our tile code for a chinese-mahjong class name (``sb3``, ``hdg``, ``bf2``...)."""
     if name[:2] in _CHINESE_SUIT:

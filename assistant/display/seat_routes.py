@@ -102,29 +102,25 @@ def seat_routes(pages: SeatPages, host_ok: Callable[[Request], bool],
         finally:
             pages.release(s)
 
-    async def tiles(request: Request) -> Response:
+    async def posted(request: Request, limit: int, handle) -> Response:
+        """A seat's JSON body (at most ``limit`` bytes) given to ``handle(seat, body)`` off the event loop;
+        a body that is no JSON, nested too deeply or refused by ``handle`` is a 400 with its reason."""
         s = seat(request)
         if s is None:
             return _gone()
         try:
-            body = json.loads(await _body(request, 64 * 1024) or b"null")
-            return JSONResponse(await run_in_threadpool(pages.set_tiles, s, body), headers=PRIVATE)
+            body = json.loads(await _body(request, limit) or b"null")
+            return JSONResponse(await run_in_threadpool(handle, s, body), headers=PRIVATE)
         except RecursionError:
             return JSONResponse({"error": "body: JSON nested too deeply"}, status_code=400, headers=PRIVATE)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
 
+    async def tiles(request: Request) -> Response:
+        return await posted(request, 64 * 1024, pages.set_tiles)
+
     async def charleston(request: Request) -> Response:
-        s = seat(request)
-        if s is None:
-            return _gone()
-        try:
-            body = json.loads(await _body(request, 4096) or b"null")
-            return JSONResponse(await run_in_threadpool(pages.set_pass, s, body), headers=PRIVATE)
-        except RecursionError:
-            return JSONResponse({"error": "body: JSON nested too deeply"}, status_code=400, headers=PRIVATE)
-        except ValueError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400, headers=PRIVATE)
+        return await posted(request, 4096, pages.set_pass)
 
     async def clear(request: Request) -> Response:
         s = seat(request)
