@@ -369,7 +369,7 @@ class Speaker:
             if self.truth.holds(a.fact):
                 kept.append(a)
             elif a.renew is not None and (fresh := a.renew()) is not None:
-                kept.append(replace(fresh, created=a.created))
+                kept.append(replace(fresh, created=a.created, priority=a.priority))  # its place kept
             else:
                 self.dropped += 1
         self._queue = sorted(kept, key=_ranked)

@@ -390,3 +390,21 @@ def test_an_answer_cuts_the_mah_jongg_which_is_said_again():
     assert sp.drain(10)
     sp.close()
     assert voice.texts == ["Mah Jongg, Ada, 30", "It is nobody's turn now.", "Mah Jongg, Ada, 30"]
+
+
+def test_an_answer_cut_by_a_discard_and_made_again_stays_behind_it():
+    """The discard cut a 'who' answer; the turn ruling that follows every discard then made the answer again,
+    ranked as a fresh answer ahead of the discard: the discard waited 2 s (bench_speech, game 107)."""
+    sp, voice = _speaker(lambda text: 3.0 if text.startswith("It is") else 0.3)
+    turn = ["Bob"]
+    sp.answer(lambda: f"It is {turn[0]}'s turn, the answer takes a while.", "turn")
+    assert voice.wait_started()
+    start = time.monotonic()
+    _rule(sp, "window_opened", 1, tile="5D")
+    turn[0] = "Cy"
+    _rule(sp, "turn", 2)
+    assert voice.wait_started(2) and voice.start_of("Bob, Five Dot") - start < 0.5
+    assert sp.drain(10)
+    sp.close()
+    assert voice.texts[:2] == ["It is Bob's turn, the answer takes a while.", "Bob, Five Dot"]
+    assert "It is Cy's turn, the answer takes a while." in voice.texts
