@@ -77,7 +77,7 @@ def test_queue_never_blocks_and_drops_stale_announcements():
         sp.say(f"note {i}", level=1, kind="info", priority=NOTICE)
     sp.announce(R(kind="mahjong_verified", seat=0, data={"value": 25}), name)
     assert time.perf_counter() - start < 0.2, "enqueueing blocked"
-    assert sp.drain(5)
+    assert sp.drain(15)
     sp.close()
     # the result interrupted the long sentence, which is said again after it
     assert voice.texts == [first, "Mah Jongg, Ada, 25", first]
@@ -408,3 +408,19 @@ def test_an_answer_cut_by_a_discard_and_made_again_stays_behind_it():
     sp.close()
     assert voice.texts[:2] == ["It is Bob's turn, the answer takes a while.", "Bob, Five Dot"]
     assert "It is Cy's turn, the answer takes a while." in voice.texts
+
+
+def test_a_discard_goes_ahead_of_an_answer_not_yet_begun():
+    """An answer made just before a discard landed started first and held the discard up 2 s (bench_speech,
+    games 102, 108, 110): the discard is one short sentence and the window to call it is short."""
+    winds = "Ada sits East. Bob sits South. Cy sits West. Di sits North."
+    sp, voice = _speaker(lambda text: 0.3 if text == "Bob, Three Bam" else 3.0)
+    sp.answer(lambda: winds, "game")
+    assert voice.wait_started()
+    sp.answer(lambda: "It is Ada's turn.", "game")  # waits: answers do not cut answers
+    start = time.monotonic()
+    _rule(sp, "window_opened", 1, tile="3B")
+    assert voice.wait_started(2) and voice.start_of("Bob, Three Bam") - start < 0.5
+    assert sp.drain(15)
+    sp.close()
+    assert voice.texts == [winds, "Bob, Three Bam", "It is Ada's turn.", winds]
