@@ -72,8 +72,7 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
 
 
 @pytest.mark.parametrize("shape, side_px, passes", [
-    ((1080, 1920), 30.0, 1),     # a whole table in 1080p: 16 px at the first reading (1024), found there
-    ((1080, 1920), 20.0, 2),     # smaller: 11 px at the first reading, read again larger
+    ((1080, 1920), 30.0, 2),     # a whole table in 1080p: 16 px at the first reading (1024), read again larger
     ((2160, 3840), 30.0, 2),     # the same in 4K: 8 px at the first reading, read again at 26 px, in slices
     ((300, 400), 8.0, 1),        # already over-sampled at the input: nothing larger to read
     ((640, 640), 150.0, 4),      # a close-up: read again with the close-up thresholds, and zoomed out twice
@@ -127,8 +126,8 @@ def _mosaic(frame: np.ndarray, truth: dict, k: int) -> tuple[np.ndarray, np.ndar
 
 def test_a_table_photographed_at_full_resolution_is_read_at_its_own_size(model, frame, truth):
     """Nine copies of the fixture photo side by side (3840 x 2160, tiles about 55 px): read at 512 px the tiles
-    are 7 px and the detector finds almost none of them; ``detect`` reads the image first at 1024 px, where
-    they come out 16 px and nearly all are found."""
+    are 7 px and the detector finds almost none of them; ``detect`` reads the image first at 1024 px, measures
+    the tiles there and reads it again at the size they need (in slices), where nearly all are found."""
     big, boxes = _mosaic(frame, truth, 3)
     found = [d.box for d in model.detect(big)]
     assert len(model.boxes(big)[0]) < 0.1 * len(boxes)

@@ -35,12 +35,11 @@ LARGE_ZOOMS = (0.6, 0.33)
 #: see yet, and the median of those few took a 74-tile table for a close-up (issue 41).
 SIZE_CONF = 0.5
 MIN_SIZE_TILES = 8
-#: An image larger than this on its long side is first read at this size, not at DETECTOR_SIDE; where its
-#: tiles come out FIRST_SMALL_PX or more there, that reading is the answer: the recording's 1080p frames (tiles
-#: 15 px at 1024) gave 152 of 153 face-up tiles, read again at 26 px 153 in 3.6 times the time; nine fixture
-#: photos side by side (16 px) 354 of 360.
+#: An image larger than this on its long side is first read at this size, not at DETECTOR_SIDE. Its tiles are
+#: then read again at SMALL_TILE_AIM_PX even where this reading found most of them: taking it as the answer for
+#: tiles of 14 px or more there was 3-4 x faster on 1080p frames (152 of the recording's 153 face-up tiles
+#: found), but on the held-out whole-table mosaics it found 0.941 against 0.962 (haitaks 0.793 against 0.941).
 FIRST_SIDE_PX = 1024
-FIRST_SMALL_PX = 14.0
 #: An image where too few tiles were found to judge their size is read again at its own resolution, up to
 #: this long side, before it is taken for a close-up of one large tile.
 UNKNOWN_SIDE_PX = 2048
@@ -83,8 +82,8 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     A small pyramid, chosen by what the first reading finds (``tile_side``). The first reading is at
     DETECTOR_SIDE, or at FIRST_SIDE_PX for a larger image: at 512 px a whole table photographed at full
     resolution shows 5-12 px tiles, which the detector boxes in groups, surely, as if they were tiles of the
-    usual size. Tiles smaller than SMALL_TILE_PX at 512 (and than FIRST_SMALL_PX in a reading at
-    FIRST_SIDE_PX) are read again larger, aiming at SMALL_TILE_AIM_PX, up to the image's own resolution
+    usual size. Tiles smaller than SMALL_TILE_PX at 512 are read again larger, aiming at SMALL_TILE_AIM_PX,
+    up to the image's own resolution
     (``_larger``); tiles larger than LARGE_TILE_PX (a close-up, where the detector may box pips) are also read
     zoomed out (``_closer``) and the surest reading kept. Where too few tiles were found to judge their size,
     a large image is read at its own resolution (up to UNKNOWN_SIDE_PX) before it is taken for a close-up of one
@@ -103,7 +102,7 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     side = tile_side(first)
     if side is not None and side * r > LARGE_TILE_PX:
         return _closer(model, frame_bgr, first, r, conf)
-    if side is not None and (side * r >= SMALL_TILE_PX or r >= 1 or (big and side * first_scale >= FIRST_SMALL_PX)):
+    if side is not None and (side * r >= SMALL_TILE_PX or r >= 1):
         return above(first, conf or usual)
     if side is None:
         scale = min(1.0, UNKNOWN_SIDE_PX / max(h, w))
