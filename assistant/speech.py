@@ -12,10 +12,9 @@ What a blind player hears is true, and the most important thing first:
   moment it stops being true. An answer to a person's question that has not started yet is made again instead
   (``renew``): she still wants to know whose turn it is, now. One cut while she hears it is not: it was true
   when it began, and what changed it (a discard, the result) is said next.
-* **Priority.** The hand's result first (Mah Jongg, wall game: one short sentence), then a new discard (one
-  short sentence; the window to call it is short), then an answer to her own key press (she asked and waits:
-  not behind the long payments), then the payments, then calls, dead hands and questions to the table, then
-  routine play ("window closed", turns), then camera notices. A waiting
+* **Priority.** The hand's result first (Mah Jongg, wall game: one short sentence), then an answer to her own
+  key press (she asked and waits: not behind the long payments), then the payments, then calls, dead hands and
+  questions to the table, then routine play (discards, "window closed", turns), then camera notices. A waiting
   announcement goes ahead of every less important one. A sentence with more than ``INTERRUPT_REMAINING_S``
   left to say is interrupted by an answer (unless it is one), by a discard (unless it is the result: the window
   to call a discard is short) and by anything more important if it is long; it is said again afterwards if it
@@ -51,11 +50,10 @@ log = logging.getLogger(__name__)
 
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 VERBOSITY_LEVEL = {"quiet": QUIET, "normal": NORMAL, "verbose": VERBOSE}
-#: Priorities, least to most important: camera notices, routine play ("Window closed", turns), calls (and dead
-#: hands, questions to the table), the payments, an answer to a person's own request (she asked, and waits for
-#: it: not behind the long payments), a new discard (one short sentence: the window to call it is short), the
-#: hand's result itself (Mah Jongg, wall game: one short sentence, before anything).
-NOTICE, ROUTINE, CALL, PAYMENTS, ANSWER, DISCARD, RESULT = 0, 1, 2, 3, 4, 5, 6
+#: Priorities, least to most important: camera notices, routine play, calls (and dead hands, questions to the
+#: table), the payments, an answer to a person's own request (she asked, and waits for it: not behind the long
+#: payments), the hand's result itself (Mah Jongg, wall game: one short sentence, before anything).
+NOTICE, ROUTINE, CALL, PAYMENTS, ANSWER, RESULT = 0, 1, 2, 3, 4, 5
 #: A more important announcement interrupts a long sentence (over ``LONG_SENTENCE_S`` to say, estimated from
 #: its words and the rate) with more than ``INTERRUPT_REMAINING_S`` left; an answer interrupts any sentence with
 #: that much left. A discard ("Bob, Five Dot") is let finish before a call; payments do not hold up an answer.
@@ -126,7 +124,7 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
     who = name(seat if seat is not None else data.get("seat"))
     if kind == "window_opened":
         # The seat first, so a blind player knows whose tile it is as it lands ("West, Three Bam").
-        return Announcement(f"{who}, {name_or_code(data.get('tile'))}", NORMAL, "discard", DISCARD)
+        return Announcement(f"{who}, {name_or_code(data.get('tile'))}", NORMAL, "discard")
     if kind == "window_closed":
         return Announcement("Window closed", QUIET, "window")
     if kind == "claim_pending":
@@ -248,10 +246,10 @@ def _interrupts(new: Announcement, said: Announcement, length: float) -> bool:
     """Whether ``new`` cuts short ``said`` (``length`` seconds long, with more than INTERRUPT_REMAINING_S left):
     an answer cuts anything but another answer (she asked, now); a discard anything but the result (the window
     to call it is short); anything more important a long sentence."""
-    if new.kind == "discard":
-        return said.priority < RESULT
     if new.priority == ANSWER:
         return said.kind != "answer"
+    if new.kind == "discard":
+        return said.priority < RESULT
     return new.priority > said.priority and length > LONG_SENTENCE_S
 
 
@@ -429,8 +427,8 @@ class Speaker:
                 if self._closed:
                     return None
                 a = self._queue.pop(0)
-                # The result, questions and answers may wait a little longer than routine play and discards.
-                limit = self.max_delay * (3 if a.priority >= CALL and a.kind != "discard" else 1)
+                # The result, questions and answers may wait a little longer than routine play.
+                limit = self.max_delay * (3 if a.priority >= CALL else 1)
                 if time.monotonic() - a.created <= limit and self.truth.holds(a.fact):
                     self._speaking = (a, None, Spoken(a.text, a.kind, a.priority, a.fact, a.created,
                                                       time.monotonic()))

@@ -408,19 +408,3 @@ def test_an_answer_cut_by_a_discard_and_made_again_stays_behind_it():
     sp.close()
     assert voice.texts[:2] == ["It is Bob's turn, the answer takes a while.", "Bob, Five Dot"]
     assert "It is Cy's turn, the answer takes a while." in voice.texts
-
-
-def test_a_discard_goes_ahead_of_an_answer_not_yet_begun():
-    """An answer made just before a discard landed started first and held the discard up 2 s (bench_speech,
-    games 102, 108, 110): the discard is one short sentence and the window to call it is short."""
-    winds = "Ada sits East. Bob sits South. Cy sits West. Di sits North."
-    sp, voice = _speaker(lambda text: 0.3 if text == "Bob, Three Bam" else 3.0)
-    sp.answer(lambda: winds, "game")
-    assert voice.wait_started()
-    sp.answer(lambda: "It is Ada's turn.", "game")  # waits: answers do not cut answers
-    start = time.monotonic()
-    _rule(sp, "window_opened", 1, tile="3B")
-    assert voice.wait_started(2) and voice.start_of("Bob, Three Bam") - start < 0.5
-    assert sp.drain(15)
-    sp.close()
-    assert voice.texts == [winds, "Bob, Three Bam", "It is Ada's turn.", winds]
