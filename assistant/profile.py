@@ -221,6 +221,12 @@ class _Locator:
         return self.lines.get(key) or self.lines.get(key.split(".")[0])
 
 
+def profile_tile_set(path: str | Path | None) -> str:
+    """The learned tile set a profile reads with ("" for none, or no profile given): what `mahj detect` and
+    `mahj hand` read a photo with unless --set or --no-set says otherwise."""
+    return load_profile(path).camera.tile_set if path is not None else ""
+
+
 def parse_profile(text: str, filename: str = "<profile>", base: Path | None = None,
                   path: Path | None = None) -> Profile:
     """Parse and check profile text; every problem is a ``ProfileError`` naming ``filename:line``."""

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from assistant.console import report_error
-from assistant.profile import ProfileError, load_profile
+from assistant.profile import ProfileError, profile_tile_set
 from vision.image_file import ImageFileError, check_image_name, read_image, write_image
 from vision.photo import read_photo
 from vision.tile_model import TileModel, TileModelError, draw_overlay
@@ -38,11 +38,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _profile_set(path: Path | None) -> str:
-    """The learned set the profile reads with ("" for none, or no profile)."""
-    return load_profile(path).camera.tile_set if path is not None else ""
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         if args.out:
@@ -54,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         return report_error("--set and --no-set: give one (--no-set reads with the shipped model)",
                             json_mode=args.json)
     try:
-        tile_set = args.set_name or ("" if args.no_set or args.model else _profile_set(args.profile))
+        tile_set = args.set_name or ("" if args.no_set or args.model else profile_tile_set(args.profile))
     except ProfileError as exc:
         return report_error(str(exc), json_mode=args.json)
     try:

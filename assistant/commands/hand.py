@@ -147,8 +147,7 @@ def read_hand(args: argparse.Namespace, path: Path) -> Hand:
     """The rack in the photo at ``path`` read with the model ``mahj detect`` would use for these options. A photo
     that cannot be read or is too large raises PhotoError; one with no tiles gives an empty hand with a note."""
     # imported here: every mahj command loads this module, and only a photo needs the model and the session
-    from assistant.commands.detect import _profile_set
-    from assistant.profile import ProfileError
+    from assistant.profile import ProfileError, profile_tile_set
     from assistant.rack_reading import read_rack
     from assistant.session import open_model
     from assistant.wiring import SetupError
@@ -164,7 +163,7 @@ def read_hand(args: argparse.Namespace, path: Path) -> Hand:
     except ImageFileError as exc:
         raise PhotoError(str(exc)) from None
     try:
-        tile_set = args.set_name or ("" if args.no_set else _profile_set(args.profile))
+        tile_set = args.set_name or ("" if args.no_set else profile_tile_set(args.profile))
         model = open_model(tile_set)
     except (ProfileError, SetupError) as exc:
         raise InputError(str(exc)) from None
