@@ -101,8 +101,9 @@ def test_a_crop_an_enrolled_set_is_unsure_of_is_read_again_in_its_four_turns(mod
     else:
         pytest.skip("this crop reads the same in every turn")
     protos = Prototypes(np.stack([near, turned]), ["3D", "WD"], min_similarity=0.0)
-    probs1, emb1 = model.classifier.probabilities(crops[sure:sure + 1].copy())
-    assert [c for c, _ in model.classifier.codes(probs1, emb1, protos)] == ["WD"]
-    assert [c for c, _ in model.classifier.codes(probs1, emb1.copy(), protos)] == ["3D"]   # not the batch's own
+    crop = crops[sure:sure + 1].copy()
+    probs1, emb1 = model.classifier.probabilities(crop)
+    assert [c for c, _ in model.classifier.codes(probs1, emb1, protos, crop)] == ["WD"]
+    assert [c for c, _ in model.classifier.codes(probs1, emb1, protos)] == ["3D"]   # no crops: no second look
     sure_set = Prototypes(np.stack([one, -turned]), ["3D", "WD"], min_similarity=0.0)
-    assert [c for c, _ in model.classifier.codes(probs1, emb1, sure_set)] == ["3D"]
+    assert [c for c, _ in model.classifier.codes(probs1, emb1, sure_set, crop)] == ["3D"]

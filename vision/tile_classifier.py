@@ -51,9 +51,6 @@ class TileClassifier:
         self._name = self.session.get_inputs()[0].name
         self._crops = np.empty((64, CLASSIFIER_SIZE, CLASSIFIER_SIZE, 3), np.uint8)
         self._in = np.empty((64, 3, CLASSIFIER_SIZE, CLASSIFIER_SIZE), np.float32)
-        #: The last ``probabilities`` call's crops and the embeddings it returned: ``codes``, given those very
-        #: embeddings, reads the crops an enrolled set is unsure of again (never crops of another batch).
-        self._last: tuple[np.ndarray, np.ndarray] | None = None
 
     def probabilities(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities and embeddings of NHWC crops. A crop read less surely than SECOND_LOOK is read again in
@@ -70,7 +67,6 @@ class TileClassifier:
             probs[unsure] = (probs[unsure] + p2.reshape(3, n, -1).sum(axis=0)) / 4
             views = emb[unsure] + e2.reshape(3, n, -1).sum(axis=0)
             emb[unsure] = views / (np.linalg.norm(views, axis=1, keepdims=True) + 1e-6)
-        self._last = crops.copy(), emb     # a copy: the crop buffer is refilled by the next batch
         return probs, emb
 
     def one_pass(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -83,16 +79,17 @@ class TileClassifier:
         probs, emb = self.session.run(None, {self._name: x})
         return probs, emb
 
-    def codes(self, probs: np.ndarray, emb: np.ndarray, prototypes: Prototypes | None
-              ) -> list[tuple[str, float]]:
+    def codes(self, probs: np.ndarray, emb: np.ndarray, prototypes: Prototypes | None,
+              crops: np.ndarray | None = None) -> list[tuple[str, float]]:
         """(code, "none" or "back", score) for each crop's probabilities and embedding, by an enrolled set's
-        ``prototypes`` where it has them (given the last ``probabilities`` call's own embeddings, the crops the set
-        is unsure of are read again: SET_SECOND_LOOK)."""
+        ``prototypes`` where it has them; given the ``crops`` they were read from, those the set is unsure of are
+        read again in their four turns (SET_SECOND_LOOK)."""
         best = probs.argmax(axis=1)
         score = probs[np.arange(len(best)), best]
         codes = [CLASSES[i] for i in best]
         if prototypes is not None:
-            emb = self._set_second_look(emb, prototypes)
+            if crops is not None:
+                emb = self._set_second_look(crops, emb, prototypes)
             pc, sim = prototypes.match(emb)
             for i in range(len(codes)):
                 # The enrolled set decides the kind (its own Jokers may look like nothing the base model knows);
@@ -105,12 +102,9 @@ class TileClassifier:
                     codes[i], score[i] = str(pc[i]), float(sim[i])
         return list(zip(codes, (float(s) for s in score), strict=True))
 
-    def _set_second_look(self, emb: np.ndarray, prototypes: Prototypes) -> np.ndarray:
+    def _set_second_look(self, crops: np.ndarray, emb: np.ndarray, prototypes: Prototypes) -> np.ndarray:
         """The embeddings with those the set is unsure of (margin under SET_SECOND_LOOK) made again from their crop
         in its four quarter turns, averaged."""
-        if self._last is None or self._last[1] is not emb:
-            return emb
-        crops = self._last[0]
         unsure = np.nonzero(prototypes.margins(emb) < SET_SECOND_LOOK)[0]
         if not len(unsure):
             return emb

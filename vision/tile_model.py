@@ -162,8 +162,9 @@ class TileModel:
         """
         if not crops:
             return []
-        probs, emb = self.classifier.probabilities(self.classifier.batch(crops))
-        return self.classifier.codes(probs, emb, self.prototypes)
+        batch = self.classifier.batch(crops)
+        probs, emb = self.classifier.probabilities(batch)
+        return self.classifier.codes(probs, emb, self.prototypes, batch)
 
     def embed(self, crops: np.ndarray) -> np.ndarray:
         """L2-normalised embeddings of CLASSIFIER_SIZE square crops (N, S, S, 3): what enrolment stores."""
@@ -206,9 +207,10 @@ class TileModel:
         up = np.nonzero(cls == 0)[0]
         reads: dict[int, tuple[str, float, tuple[str, ...]]] = {}
         if len(up):
-            probs, emb = self.classifier.probabilities(self.classifier.crops_for(frame, boxes[up]))
+            crops = self.classifier.crops_for(frame, boxes[up])
+            probs, emb = self.classifier.probabilities(crops)
             likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 2]   # two more: "none" and "back" may be among them
-            codes = self.classifier.codes(probs, emb, self.prototypes)
+            codes = self.classifier.codes(probs, emb, self.prototypes, crops)
             for k, (i, (code, s)) in enumerate(zip(up.tolist(), codes, strict=True)):
                 ranked = [code] + [CLASSES[c] for c in likeliest[k]]
                 reads[i] = code, s, tuple(dict.fromkeys(c for c in ranked if c not in NO_FACE))[:ALTS]
