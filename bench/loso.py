@@ -1,6 +1,6 @@
 """Leave one source out: the tile model judged on every real source as if that source had never been seen.
 
-    python bench/loso.py [--models DIR] [--scales 1 0.5] [--mosaic 3] [--variants] [--json out.json] [--limit N]
+    python bench/loso.py [--models DIR] [--scales 1 0.5] [--mosaic 3] [--variants [WORD ...]] [--json out.json]
 
 The yardstick that decides what ships (issue 41). Every real source in ``../shared/datasets`` is one fold, and
 chinese-mahjong-detection-photos counts as the distinct sets it holds (its web pictures stay out: their licence is
@@ -297,6 +297,8 @@ STEPS_OFF: dict[str, tuple[tuple[str, object], ...]] = {
     "close-ups from 40 px (not 29)": (("LARGE_TILE_PX", 40.0),),
     "small tiles read larger": (("SMALL_TILE_PX", 0.0),),
     "aiming at 32 px (not 26)": (("SMALL_TILE_AIM_PX", 32.0),),
+    "first reading kept from 12 px": (("FIRST_KEPT_PX", 12.0),),
+    "first reading kept from 15 px": (("FIRST_KEPT_PX", 15.0),),
 }
 
 
@@ -313,7 +315,8 @@ def main() -> None:
     ap.add_argument("--models", type=Path, default=None, help="model folder (default: the shipped models)")
     ap.add_argument("--scales", type=float, nargs="+", default=[1.0, 0.5])
     ap.add_argument("--mosaic", type=int, default=3, help="K x K mosaics of each fold's photos (0: none)")
-    ap.add_argument("--variants", action="store_true", help="also read with each reading step off")
+    ap.add_argument("--variants", nargs="*", default=None, metavar="WORD",
+                    help="also read with each reading step off (or only the steps whose name has a WORD)")
     ap.add_argument("--limit", type=int, default=None, help="about this many photos (quick checks)")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
@@ -323,7 +326,10 @@ def main() -> None:
     print(f"{len(todo)} images ({sum(len(im.truth) for _, im in todo)} true tiles) from "
           f"{len({im.fold for _, im in todo})} folds")
     out = {}
-    runs = variants() if a.variants else {"reading as shipped": contextlib.nullcontext}
+    runs = {"reading as shipped": contextlib.nullcontext}
+    if a.variants is not None:
+        runs |= {name: make for name, make in variants().items()
+                 if not a.variants or any(word in name for word in a.variants)}
     for name, make in runs.items():
         with make():
             read = read_candidates(model, todo, name)

@@ -342,28 +342,35 @@ def justinchan_crops() -> tuple[list[np.ndarray], list[str]]:
     return imgs, codes
 
 
-def export_yolo(out: Path, split: str, down: Callable[[np.ndarray], np.ndarray] | None = None,
+#: Boxes of face-up tiles and of backs a photo's labels leave out: image -> (face-up boxes, back boxes).
+Unlabelled = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def export_yolo(out: Path, split: str, unlabelled: Unlabelled | None = None,
                 long_side: int = 512, quality: int = 80) -> int:
     """Write a split's photos as a YOLO folder: ``images``, ``labels`` (class 0 face up, 1 face down) and
     ``codes`` (each label line's tile code, ``-`` where the source has none, ``down`` for a back), each photo
     re-encoded at ``long_side`` (it travels to a GPU machine under a size limit). The photos label face-up tiles
-    only; ``down(image)`` may give boxes of backs to add (``pseudo_down``), so that the backs in them are not
-    taught as background. Returns the photo count."""
+    only, and most label only the hand on the rack, not the discards beside it; ``unlabelled(image)`` may give
+    boxes of the face-up tiles and the backs they leave out (``pseudo_tiles``), so that those are not taught as
+    background. Returns the photo count."""
     for sub in ("images", "labels", "codes"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     n = 0
     for k, ph in enumerate(tqdm(list(photos((split,))), desc=f"export {split}", unit="photo")):
         img = ph.load()
         h, w = img.shape[:2]
-        backs = down(img) if down is not None else np.zeros((0, 4), np.float32)
-        if len(backs) and len(ph.boxes):
-            backs = backs[iou_matrix(backs, ph.boxes).max(axis=1) < 0.2]
+        ups, backs = unlabelled(img) if unlabelled is not None else (np.zeros((0, 4), np.float32),) * 2
+        if len(ph.boxes):
+            ups = ups[iou_matrix(ups, ph.boxes).max(axis=1) < 0.2] if len(ups) else ups
+            backs = backs[iou_matrix(backs, ph.boxes).max(axis=1) < 0.2] if len(backs) else backs
         r = min(1.0, long_side / max(h, w))
         small = cv2.resize(img, (round(w * r), round(h * r)), interpolation=cv2.INTER_AREA) if r < 1 else img
         stem = f"{ph.source}-{split}-{k:04d}"
         cv2.imwrite(str(out / "images" / f"{stem}.jpg"), small, [cv2.IMWRITE_JPEG_QUALITY, quality])
         rows, codes = [], []
-        for face, boxes, names in ((0, ph.boxes, ph.codes), (1, backs, ("down",) * len(backs))):
+        for face, boxes, names in ((0, ph.boxes, ph.codes), (0, ups, (None,) * len(ups)),
+                                   (1, backs, ("down",) * len(backs))):
             for (x1, y1, x2, y2), code in zip(boxes, names, strict=True):
                 rows.append(f"{face} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
                             f"{(y2 - y1) / h:.6f}")
@@ -374,26 +381,34 @@ def export_yolo(out: Path, split: str, down: Callable[[np.ndarray], np.ndarray] 
     return n
 
 
-def pseudo_down(min_score: float = 0.6) -> Callable[[np.ndarray], np.ndarray]:
-    """Boxes of tile backs as the shipped detector sees them, surer than ``min_score``. The detector's own
-    face-down boxes only: a face-up box the classifier reads as a back is not taken, or the classifier's mistakes
-    would come back to both networks as labels."""
+def pseudo_tiles(min_score: float = 0.6, min_face: float = 0.9) -> Unlabelled:
+    """Boxes of the tiles a photo's labels leave out, as the shipped model sees them: face-up tiles it boxes at
+    ``min_score`` or more and reads as a tile at ``min_face`` or more (the discards beside a labelled hand), and
+    its own face-down boxes at ``min_score`` or more. A face-up box the classifier reads as a back is not taken
+    as a back, or the classifier's mistakes would come back to both networks as labels."""
     from vision.tile_model import TileModel
 
     model = TileModel.load()
 
-    def down(img: np.ndarray) -> np.ndarray:
+    def unlabelled(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         boxes, cls, scores = model.frame_boxes(img)
-        return np.asarray(boxes, np.float32)[(cls == 1) & (scores >= min_score)].reshape(-1, 4)
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        backs = boxes[(cls == 1) & (scores >= min_score)]
+        up = (cls == 0) & (scores >= min_score)
+        faces = model.read_faces(img, boxes[up], cls[up], scores[up])
+        ups = np.array([d.box for d in faces if d.tile is not None and (d.tile_score or 0) >= min_face],
+                       np.float32).reshape(-1, 4)
+        return ups, backs
 
-    return down
+    return unlabelled
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="the real-photo catalogue: fixed splits, YOLO export")
     ap.add_argument("--write-splits", action="store_true", help="rewrite datasets/splits/real-photos.tsv")
     ap.add_argument("--export", type=Path, help="write the train and val splits as YOLO folders under this one")
-    ap.add_argument("--no-pseudo-down", action="store_true", help="add no boxes of backs from the shipped model")
+    ap.add_argument("--no-pseudo-labels", action="store_true",
+                    help="add no boxes of unlabelled tiles and backs from the shipped model")
     a = ap.parse_args()
     if a.write_splits:
         write_split_file()
@@ -405,9 +420,9 @@ def main() -> None:
     for (source, split), (n, boxes) in sorted(counts.items()):
         print(f"{source:9s} {split:7s} {n:4d} photos {boxes:6d} boxes")
     if a.export:
-        down = None if a.no_pseudo_down else pseudo_down()
+        unlabelled = None if a.no_pseudo_labels else pseudo_tiles()
         for split in ("train", "val"):
-            print(f"{export_yolo(a.export / split, split, down)} {split} photos -> {a.export / split}")
+            print(f"{export_yolo(a.export / split, split, unlabelled)} {split} photos -> {a.export / split}")
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ def train_detector(a: argparse.Namespace) -> None:
 
     synth = Path(a.synth).resolve()
     train, val = [str(synth / "images" / "train")], [str(synth / "images" / "val")]
-    for extra in (a.topdown, a.player, a.closeup):      # more rendered sets, in the same train/val layout
+    for extra in (a.topdown, a.player, a.closeup, a.scenes):   # more sets, in the same train/val layout
         if extra and Path(extra).exists():
             train.append(str(Path(extra).resolve() / "images" / "train"))
             val.append(str(Path(extra).resolve() / "images" / "val"))
@@ -274,6 +274,8 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--closeup", default=None,
                    help="close-up photos of tiles lying in rows (generate --view closeup), e.g. "
                         "datasets/rendered/closeup; opt-in like --player")
+    d.add_argument("--scenes", default=None,
+                   help="scenes composed from real tile crops (python -m datasets.scenes --out DIR)")
     d.add_argument("--real", default=str(ROOT / "datasets" / "rendered" / "real"),
                    help="real photos in YOLO form (python -m datasets.real_photos --export DIR); skipped if missing")
     d.add_argument("--real-repeat", type=int, default=3, help="times the real photos are shown an epoch")
