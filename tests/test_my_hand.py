@@ -201,6 +201,7 @@ def test_doubtful_tiles_are_marked_with_their_alternatives_never_taken_silently(
     got = call(base + seat_url(pages, 2) + "api/photo", blank, ctype="image/jpeg")[1]
     assert [(t["tile"], t["doubtful"]) for t in got["tiles"]] == [("5B", False), ("2C", True)]
     assert [a["tile"] for a in got["tiles"][1]["alts"]] == ["2D", "2B"]
+    assert got["tiles"][1]["why"] == "mahj is not sure of it" and got["tiles"][0]["why"] == ""
     assert got["doubts"] == 1 and got["advice"] is None        # no advice on a guess
     assert any("seen from behind" in n for n in got["notes"])
     # Her answer (the tile, then its kind) ends the doubt.

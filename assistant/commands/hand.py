@@ -19,6 +19,7 @@ from typing import Any
 
 from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
 from assistant.console import report_error
+from assistant.rack_doubt import UNSURE
 from assistant.rack_reading import MAX_PHOTO_BYTES, RackReading, RackTile
 from engine.card.advice import (
     BLIND_PASSES,
@@ -199,7 +200,8 @@ def _tiles_text(photo: Path | None, hand: Hand) -> str:
     out.append("  in words:   " + _in_words(hand.tiles))
     for place, t in hand.doubtful:
         maybe = f", or perhaps {' / '.join(t.alts)}" if t.alts else ""
-        out.append(f"  tile {place}: read as {t.tile} ({t.score:.0%} sure){maybe}")
+        why = f"; {t.why}" if t.why and t.why != UNSURE else ""
+        out.append(f"  tile {place}: read as {t.tile} ({t.score:.0%} sure{why}){maybe}")
     out += [f"  note: {n}" for n in hand.notes]
     return "\n".join(out)
 

@@ -263,7 +263,8 @@ class SeatPages:
                 raise ValueError(f"tile {i + 1}: {exc}") from None
             doubtful = t.get("doubtful") is True
             alts = [a for a in t.get("alts") or [] if isinstance(a, dict) and a.get("tile") in TILES][:4]
-            tiles.append({"tile": code, "name": name_or_code(code), "doubtful": doubtful,
+            why = t.get("why") if doubtful and isinstance(t.get("why"), str) else ""
+            tiles.append({"tile": code, "name": name_or_code(code), "doubtful": doubtful, "why": why[:200],
                           "score": float(t["score"]) if isinstance(t.get("score"), int | float) else 1.0,
                           "alts": [{"tile": a["tile"], "name": name_or_code(a["tile"])} for a in alts]})
         deal, owner = deal_of(self.snapshot())

@@ -121,7 +121,8 @@ function renderCheck() {
   const doubts = tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful);
   $("problems").innerHTML = problems.map((p) => `<li>${esc(p)}</li>`).join("");
   $("doubts").innerHTML = doubts.map(([t, i]) =>
-    `<div class="doubt"><p>Tile ${i + 1}: mahj is not sure. Is it ${esc(t.name)}?</p><p class="row">` +
+    `<div class="doubt"><p>Tile ${i + 1}: ${esc(t.why || "mahj is not sure of it")}. Is it ${esc(t.name)}?</p>` +
+    '<p class="row">' +
     `<button type="button" data-yes="${i}">Yes, ${esc(t.name)}</button>` +
     t.alts.slice(0, 2).map((a) => `<button type="button" data-i="${i}" data-as="${a.tile}">${esc(a.name)}</button>`).join("") +
     `<button type="button" data-i="${i}">Another tile</button></p></div>`).join("");
