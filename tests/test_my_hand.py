@@ -90,6 +90,10 @@ def test_a_rack_photo_comes_back_in_rack_order_sorted_and_advised(table):
     assert [t["tile"] for t in got["tiles"]] == RACK_TILES
     assert [t["tile"] for t in got["sorted"]] == "3B 3B 4B 5B 2C 2C 2C 7D 8D 9D N WD J J".split()
     assert got["doubts"] == 0 and got["problems"] == [] and got["label"] == "East (Ada)"
+    # Her tiles come back first; the advice is worked out when her page asks for it next.
+    assert got["advice"] is None and got["advice_pending"] is True
+    got = call(base + seat_url(pages, 0) + "api/state")[1]
+    assert got["advice_pending"] is False and got["version"] == 1
     advice = got["advice"]
     assert advice["tiles"] == 14 and advice["jokers"] == 2 and advice["lines"]
     assert advice["verdict"] is not None and advice["verdict"]["mahjong"] is False
@@ -410,7 +414,8 @@ def test_a_rack_photographed_after_the_hand_ended_is_kept_for_the_next_deal(tabl
     view.apply({"kind": "wall_game", "t": 0, "seat": None, "data": {}})
     srv.publish(view.snapshot())
     url = base + seat_url(pages, 3)
-    got = call(url + "api/photo", RACK.read_bytes(), ctype="image/jpeg")[1]
+    call(url + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    got = call(url + "api/state")[1]
     assert got["next_hand"] is True and got["hand_over"] is False and got["deal"] == 2
     assert got["seen"] == 0 and got["exposed"] == [] and got["advice"]["tiles"] == 14
     deal(view, srv)

@@ -30,7 +30,7 @@ from assistant.rack_reading import (
     PhotoRefused,
     RackReading,
     check_photo,
-    read_rack,
+    read_rack_photo,
     sorted_tiles,
 )
 from engine.card.advice import count_problems
@@ -212,21 +212,22 @@ class SeatPages:
             self._busy[seat] = False
 
     def read_photo(self, seat: int, data: bytes) -> dict[str, Any]:
-        """Read a photo sent by ``seat`` (its bytes) and keep it as her hand; returns her page's state.
-        PhotoRefused: the sentence for the page (too big, not an image)."""
-        from vision.image_file import ImageFileError, decode_image
+        """Read a photo sent by ``seat`` (its bytes) and keep it as her hand; returns her page's state without the
+        advice (``advice_pending``), so that her tiles are said without waiting for it: her page asks for it
+        next. ``read_ms``: decoding and reading the photo. PhotoRefused: the sentence for the page (too big, not
+        an image)."""
+        from vision.image_file import ImageFileError
 
         check_photo(data)
+        model = self.model()
+        start = time.perf_counter()
         try:
-            image = decode_image(data, "The photo")
+            with self._read_lock:
+                reading = read_rack_photo(model, data, "The photo")
         except ImageFileError as exc:
             said = str(exc).split(", which mahj")[0].split(": copy it")[0]
             raise PhotoRefused(f"{said}. Take a photo of your rack with the Photograph button (JPEG or PNG).",
                                415) from None
-        model = self.model()
-        start = time.perf_counter()
-        with self._read_lock:
-            reading = read_rack(model, image)
         return self._keep(seat, reading, (time.perf_counter() - start) * 1000.0)
 
     def _keep(self, seat: int, reading: RackReading, read_ms: float) -> dict[str, Any]:
@@ -241,7 +242,7 @@ class SeatPages:
             hand.version += 1
             hand.read_ms = read_ms
             hand.photo_px = (reading.width, reading.height)
-        return self.state(seat)
+        return self.state(seat, advise=False)
 
     def set_tiles(self, seat: int, body: Any) -> dict[str, Any]:
         """Her corrected hand: ``{"tiles": [{"tile": code, "doubtful": bool}, ...], "deal": n}`` in rack order (a
@@ -316,8 +317,9 @@ class SeatPages:
 
     # --- her page's state -------------------------------------------------------------------------------------
 
-    def state(self, seat: int) -> dict[str, Any]:
-        """Her page: her tiles (rack order and sorted), what to check, and the advice once nothing is in doubt."""
+    def state(self, seat: int, advise: bool = True) -> dict[str, Any]:
+        """Her page: her tiles (rack order and sorted), what to check, and the advice once nothing is in doubt
+        (``advise`` False: not yet, ``advice_pending`` says whether it will come)."""
         snapshot = self.snapshot()
         deal, _ = deal_of(snapshot)
         with self._lock:
@@ -328,7 +330,7 @@ class SeatPages:
         card = self.card() if self.card is not None else None
         basis = (version, snapshot.get("seq", 0), snapshot.get("published_ms"), id(card))
         cached = self._answers[seat]
-        if cached is not None and cached[0] == basis:  # a page's poll while nothing changed: no advice again
+        if advise and cached is not None and cached[0] == basis:  # a page's poll while nothing changed: no advice again
             return cached[1]
         # A rack of the next hand, read while the table still shows the last: nothing of the last hand counts.
         public = public_view(snapshot, seat) if mine <= deal else NOTHING_PUBLIC | {"seq": snapshot.get("seq", 0)}
@@ -337,7 +339,8 @@ class SeatPages:
         doubts = sum(t["doubtful"] for t in tiles)
         advice = None
         advice_ms = 0.0
-        if tiles and not doubts and card is not None:
+        ready = bool(tiles) and not doubts and card is not None
+        if ready and advise:
             start = time.perf_counter()
             advice = hand_advice(card, codes, public["exposed"], public["seen"], charleston, courtesy)
             advice_ms = (time.perf_counter() - start) * 1000.0
@@ -348,12 +351,13 @@ class SeatPages:
                   "exposed": [[{"tile": c, "name": name_or_code(c)} for c in g] for g in public["exposed"]],
                   "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
                   "deal": mine, "next_hand": mine > deal, "cleared": cleared,
-                  "advice": advice, "advice_ms": round(advice_ms, 1),
+                  "advice": advice, "advice_ms": round(advice_ms, 1), "advice_pending": ready and not advise,
                   "kinds": [{"tile": c, "name": name_or_code(c)} for c in TILES],
                   "pass": charleston, "courtesy": courtesy,
                   "passes": [{"pass": k, "words": w} for k, w in PASS_WORDS.items()],
                   "max_bytes": MAX_PHOTO_BYTES}
-        self._answers[seat] = (basis, answer)
+        if advise:
+            self._answers[seat] = (basis, answer)
         return answer
 
 

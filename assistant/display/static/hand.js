@@ -80,7 +80,7 @@ function hearBySuit() {
 function adviceWords() {
   const a = state && state.advice;
   if (!a) return state && state.doubts ? "First answer the questions about the tiles mahj is not sure of." :
-    "No advice yet: take a photo of your rack.";
+    state && state.advice_pending ? "The advice is on its way." : "No advice yet: take a photo of your rack.";
   const parts = [];
   if (a.pass) parts.push(`${a.pass.words}: ${a.pass.reason}`);
   if (a.verdict) parts.push(a.verdict.mahjong ? `Mah Jongg! ${a.verdict.lines[0]}. ${a.verdict.value} points. Declare it as usual.`
@@ -231,9 +231,13 @@ async function upload(file) {
   $("busy").textContent = "Reading your tiles…";
   try {
     const blob = await shrink(file);
-    take(await call("api/photo", { method: "POST", body: blob, headers: { "Content-Type": blob.type || "application/octet-stream" } }));
+    const read = await call("api/photo", { method: "POST", body: blob,
+      headers: { "Content-Type": blob.type || "application/octet-stream" } });
+    take(read);
     $("busy").textContent = "";
-    hearAll();
+    hearAll();                      // her tiles first; the advice follows (the table works it out after)
+    if (read.advice_pending) call("api/state").then((s) => { if (s.version === state.version) take(s); })
+      .catch((e) => showError(e.message));
   } catch (e) {
     $("busy").textContent = "";
     showError(e.message);
