@@ -161,9 +161,10 @@ def reduction(data: bytes) -> int:
 
 def read_rack_photo(model: Any, data: bytes, name: str) -> RackReading:
     """The rack in the image file ``data`` (``name``: where it came from, for a message), decoded no larger
-    than the reading needs (``reduction``). Tiles found smaller than the classifier's input in the reduced
-    image (a rack photographed from afar) are read again from the photo decoded whole, so that no detail the
-    classifier would use is lost; so is a photo in which the reduced image showed no tile. Boxes and size are in the photo's own pixels. ImageFileError: not an image."""
+    than the reading needs (``reduction``): the seat page's photos and ``mahj hand``'s. Where the reduced image
+    shows no tile, or tiles smaller than the classifier's input (a rack photographed from afar), the photo is
+    read again decoded whole, so that no detail the classifier would use is lost. Boxes and size are in the
+    photo's own pixels. ImageFileError: not an image."""
     from vision.tile_model import CLASSIFIER_SIZE  # here: the runtime loads only when a photo is read
 
     factor = reduction(data)

@@ -51,6 +51,12 @@ def write_image(path: Path, img: np.ndarray) -> None:
 def read_image(path: Path) -> np.ndarray:
     """The BGR image in ``path``, or ImageFileError saying why not (missing, a folder, empty, cut short, not an
     image, no pixels)."""
+    return decode_image(image_bytes(path), str(path))
+
+
+def image_bytes(path: Path) -> bytes:
+    """The bytes of the image file ``path``, undecoded, or ImageFileError saying why not (missing, a folder,
+    unreadable)."""
     if not path.exists():
         raise ImageFileError(f"{path}: no such file")
     if path.is_dir():
@@ -59,7 +65,7 @@ def read_image(path: Path) -> np.ndarray:
         data = path.read_bytes()
     except OSError as exc:
         raise ImageFileError(f"{path}: cannot be read ({exc.strerror})") from exc
-    return decode_image(data, str(path))
+    return data
 
 
 #: OpenCV's decoding at a half, a quarter or an eighth of the size (a JPEG's decoder skips the detail itself).
