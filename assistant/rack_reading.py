@@ -3,27 +3,32 @@ and the photo's own problems.
 
 The photo is read by ``TileModel.detect``, the call ``mahj detect`` makes, with the model the profile's learned
 set gives (``assistant.session.open_model``): a rack photo is one more still image with square pixels. What this
-module adds is what a hand needs: the order the tiles stand in (rows top to bottom, each left to right), a tile
-the classifier is not sure of kept as a question with its likeliest alternatives (never silently taken as read),
-and what to do about an empty photo, tiles seen from behind, or a photo of another set. The counts no set can
-produce are ``engine.card.advice.count_problems``.
+module adds is what a hand needs: the order the tiles stand in (rows top to bottom, each left to right), the
+tiles to ask about with their likeliest alternatives (never silently taken as read; which and why:
+``assistant.rack_doubt``), and what to do about an empty photo, tiles seen from behind, or a photo of another
+set. The counts no set can produce are ``engine.card.advice.count_problems``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
+from assistant.rack_doubt import doubts
 from engine.tiles import name_or_code, sort_key
-from vision.image_file import MAX_PIXELS, declared_size
+from vision.image_file import MAX_PIXELS, declared_size, decode_image, orientation
 
 #: The most bytes a photo may have when it reaches the server. The page shrinks a photo to about 0.3-1 MB
 #: before sending it; a phone's own 12-50 MP JPEG (4-25 MB) sent unshrunk still fits.
 MAX_PHOTO_BYTES = 25 * 2**20
-#: A face-up tile whose kind the classifier gives less than this (its calibrated probability) is asked about.
-DOUBTFUL_BELOW = 0.75
+#: A photo is decoded at the largest reduction (a half, a quarter, an eighth) that keeps its long side at least
+#: this. The detector reads a photo larger than 1024 px at 1024 first and a rack close-up smaller still
+#: (vision/tile_sizes.py), so the page's 2048 px photo decoded at 1024 reads the same tiles in half the time: on
+#: the held-out player's-eye photos enlarged to 2048 px, 0.982 read right from 1024 against 0.903 from 2048
+#: (docs/my-hand.md).
+READ_SIDE = 960
 #: More than this share of a photo's tiles doubtful: the photo is likely of another set, or badly lit.
 WRONG_SET_SHARE = 0.5
 
@@ -39,17 +44,20 @@ class PhotoRefused(ValueError):
 
 @dataclass(frozen=True)
 class RackTile:
-    """One tile as read: its kind, how sure the classifier is, the likeliest other kinds, and whether to ask."""
+    """One tile as read: its kind, how sure the classifier is, the likeliest other kinds, and whether to ask
+    (``why``: the reason, ``assistant.rack_doubt``)."""
 
     tile: str
     score: float
     alts: tuple[str, ...] = ()
     doubtful: bool = False
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    why: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"tile": self.tile, "name": name_or_code(self.tile), "score": round(self.score, 3),
-                "alts": [{"tile": a, "name": name_or_code(a)} for a in self.alts], "doubtful": self.doubtful}
+                "alts": [{"tile": a, "name": name_or_code(a)} for a in self.alts], "doubtful": self.doubtful,
+                "why": self.why}
 
 
 @dataclass
@@ -101,10 +109,10 @@ def check_photo(data: bytes) -> None:
                            f"{MAX_PIXELS // 1_000_000} million. Take it again with the Photograph button.", 413)
 
 
-def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
-    """Indexes of ``boxes`` as the tiles stand: rows top to bottom, each left to right. Rows are split where the
-    tiles' centres, taken top to bottom, jump by more than half a tile's height: a rack photographed aslant drifts
-    a little from tile to tile and stays one row, while a second row lies a whole tile lower."""
+def rack_rows(boxes: list[tuple[float, float, float, float]]) -> list[list[int]]:
+    """Indexes of ``boxes`` as the tiles stand, row by row: rows top to bottom, each left to right. Rows are split
+    where the tiles' centres, taken top to bottom, jump by more than half a tile's height: a rack photographed
+    aslant drifts a little from tile to tile and stays one row, while a second row lies a whole tile lower."""
     if not boxes:
         return []
     height = median(b[3] - b[1] for b in boxes)
@@ -116,19 +124,58 @@ def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
             rows.append([])
         rows[-1].append(i)
         last = centre[i]
-    return [i for row in rows for i in sorted(row, key=lambda i: boxes[i][0])]
+    return [sorted(row, key=lambda i: boxes[i][0]) for row in rows]
+
+
+def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
+    """Indexes of ``boxes`` in reading order: ``rack_rows`` one after the other."""
+    return [i for row in rack_rows(boxes) for i in row]
 
 
 def read_rack(model: Any, image: Any) -> RackReading:
-    """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``."""
+    """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``, with the tiles to
+    ask about marked (``assistant.rack_doubt``)."""
     dets = model.detect(image)
     up = [d for d in dets if d.face == "up" and d.tile]
-    order = rack_order([d.box for d in up])
+    rows = rack_rows([d.box for d in up])
     tiles = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
-                      tuple(a for a in d.alts if a != d.tile),
-                      (d.tile_score if d.tile_score is not None else d.score) < DOUBTFUL_BELOW,
-                      tuple(float(v) for v in d.box)) for d in (up[i] for i in order)]
+                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
+             for d in (up[i] for row in rows for i in row)]
+    starts = [sum(len(r) for r in rows[:k]) for k in range(len(rows))]
+    why = doubts(tiles, [list(range(s, s + len(r))) for s, r in zip(starts, rows, strict=True)])
+    tiles = [replace(t, doubtful=i in why, why=why.get(i, "")) for i, t in enumerate(tiles)]
     return RackReading(tiles, sum(d.face != "up" for d in dets), int(image.shape[1]), int(image.shape[0]))
+
+
+def reduction(data: bytes) -> int:
+    """How much smaller than its own size to decode the photo in ``data`` (1, 2, 4 or 8), by READ_SIDE. A photo
+    that declares an EXIF turn is decoded whole: OpenCV turns it upright only then."""
+    size = declared_size(data)
+    if size is None or orientation(data) not in (None, 1):
+        return 1
+    factor = 1
+    while factor < 8 and max(size) / (factor * 2) >= READ_SIDE:
+        factor *= 2
+    return factor
+
+
+def read_rack_photo(model: Any, data: bytes, name: str) -> RackReading:
+    """The rack in the image file ``data`` (``name``: where it came from, for a message), decoded no larger
+    than the reading needs (``reduction``): the seat page's photos and ``mahj hand``'s. Where the reduced image
+    shows no tile, or tiles smaller than the classifier's input (a rack photographed from afar), the photo is
+    read again decoded whole, so that no detail the classifier would use is lost. Boxes and size are in the
+    photo's own pixels. ImageFileError: not an image."""
+    from vision.tile_model import CLASSIFIER_SIZE  # here: the runtime loads only when a photo is read
+
+    factor = reduction(data)
+    reading = read_rack(model, decode_image(data, name, factor))
+    sides = [max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in reading.tiles]
+    if factor > 1 and (not sides or median(sides) < CLASSIFIER_SIZE):
+        factor, reading = 1, read_rack(model, decode_image(data, name))
+    if factor == 1:
+        return reading
+    tiles = [replace(t, box=tuple(v * factor for v in t.box)) for t in reading.tiles]
+    return RackReading(tiles, reading.face_down, reading.width * factor, reading.height * factor)
 
 
 def sorted_tiles(tiles: Iterable[str]) -> list[str]:

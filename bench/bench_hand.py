@@ -7,8 +7,11 @@ photos and ``hand_*``; not the top-down ivory set or the riichi table), in the h
 Each photo is read as ``mahj hand`` reads it (``assistant.rack_reading.read_rack``: ``TileModel.detect`` with the
 shipped model, or ``--models``/``--set``). A labelled tile counts as read right when a face-up box matches it
 (IoU >= 0.5, surest first, as bench/eval_real.py matches) and reads its kind; a missed tile counts as wrong.
-Also: tiles marked doubtful (asked about, DOUBTFUL_BELOW), how right the tiles not marked are, how many of the
-wrong reads were marked, and face-up boxes on no labelled tile (extra tiles a player would have to delete).
+Also: tiles marked doubtful (asked about: assistant/rack_doubt.py), how right the tiles not marked are, and face-up
+boxes on no labelled tile (extra tiles a player would have to delete). The doubt is judged both ways, since
+asking about right tiles is a cost too: of the wrong reads how many were marked, and of the right reads how many,
+with every signal (``marked``) and with the classifier's score alone (``score_marked``: below DOUBTFUL_BELOW, the
+rule before the rack's own signals).
 
     python bench/bench_hand.py [--splits test] [--models DIR | --set NAME] [--per-photo] [--json out.json]
 """
@@ -29,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval_real import match  # noqa: E402
 
-from assistant.rack_reading import DOUBTFUL_BELOW, read_rack  # noqa: E402
+from assistant.rack_doubt import DOUBTFUL_BELOW  # noqa: E402
+from assistant.rack_reading import read_rack  # noqa: E402
 from datasets import real_photos  # noqa: E402
 
 #: chinese photos taken from the player's seat: Facebook-named photos and ``hand_*`` (datasets SOURCE.md).
@@ -44,6 +48,9 @@ class PhotoResult:
     right: int          # read as their kind, before any correction
     doubtful: int       # matched tiles marked doubtful
     wrong_marked: int   # of the wrong reads, how many were marked doubtful
+    right_marked: int   # of the right reads, how many were marked doubtful (asked about for nothing)
+    wrong_score_marked: int   # the same two by the classifier's score alone
+    right_score_marked: int
     wrong_read: int     # tiles found but read as another kind
     missed: int         # labelled tiles with no face-up box
     extra: int          # face-up boxes on no labelled tile
@@ -65,23 +72,27 @@ def measure(model, photo: real_photos.RealPhoto) -> PhotoResult:
     pred = np.array([t.box for t in reading.tiles], np.float32).reshape(-1, 4)
     scores = np.array([t.score for t in reading.tiles], np.float32)
     matched = match(pred, scores, truth)
-    right = doubtful = wrong_marked = wrong_read = 0
+    right = doubtful = wrong_marked = wrong_read = right_marked = wrong_score = right_score = 0
     for j, k in enumerate(matched):
         if k < 0:
             continue
         tile = reading.tiles[k]
         doubtful += tile.doubtful
+        by_score = tile.score < DOUBTFUL_BELOW
         if tile.tile == codes[j]:
             right += 1
+            right_marked += tile.doubtful
+            right_score += by_score
         else:
             wrong_read += 1
             wrong_marked += tile.doubtful
+            wrong_score += by_score
     # face-up boxes matching no labelled tile at all (unknown-kind labels are real tiles: not extra)
     every = match(pred, scores, photo.boxes)
     extra = len(reading.tiles) - int((every >= 0).sum())
     kind = "hand" if photo.path.name.startswith("hand_") else "facebook"
-    return PhotoResult(photo.path.name, kind, len(codes), right, doubtful, wrong_marked, wrong_read,
-                       int((matched < 0).sum()), extra, seconds)
+    return PhotoResult(photo.path.name, kind, len(codes), right, doubtful, wrong_marked, right_marked, wrong_score,
+                       right_score, wrong_read, int((matched < 0).sum()), extra, seconds)
 
 
 def summary(results: list[PhotoResult]) -> dict:
@@ -102,6 +113,10 @@ def summary(results: list[PhotoResult]) -> dict:
             "doubtful": doubtful / max(found, 1),
             "right_when_not_doubtful": sure_right / max(sure, 1),
             "wrong_reads_marked": sum(r.wrong_marked for r in results) / max(wrong_read, 1),
+            "marked": {"wrong": [sum(r.wrong_marked for r in results), wrong_read],
+                       "right": [sum(r.right_marked for r in results), right]},
+            "score_marked": {"wrong": [sum(r.wrong_score_marked for r in results), wrong_read],
+                             "right": [sum(r.right_score_marked for r in results), right]},
             "extra_boxes": sum(r.extra for r in results),
             "seconds_median": float(np.median([r.seconds for r in results])) if results else None}
 
@@ -124,10 +139,10 @@ def main() -> int:
     results = [measure(model, p) for p in photos]
     if args.per_photo:
         print(f"{'photo':58} {'tiles':>5} {'right':>5} {'acc':>6} {'doubt':>5} {'wrong':>5} {'marked':>6} "
-              f"{'missed':>6} {'extra':>5}")
+              f"{'right marked':>12} {'missed':>6} {'extra':>5}")
         for r in sorted(results, key=lambda r: r.accuracy):
             print(f"{r.photo[:58]:58} {r.tiles:5} {r.right:5} {r.accuracy:6.3f} {r.doubtful:5} {r.wrong_read:5} "
-                  f"{r.wrong_marked:6} {r.missed:6} {r.extra:5}")
+                  f"{r.wrong_marked:6} {r.right_marked:12} {r.missed:6} {r.extra:5}")
     groups = {"all": results} | {k: [r for r in results if r.kind == k] for k in ("facebook", "hand")}
     out = {name: summary(rs) for name, rs in groups.items()}
     print(f"player's-eye rack photos, splits {'+'.join(args.splits)}, model "
@@ -136,9 +151,12 @@ def main() -> int:
         print(f"  {name:9} {s['photos']:3} photos {s['tiles']:4} tiles: read right {s['read_right']:.3f} "
               f"(per photo mean {s['per_photo_mean']:.3f}, median {s['per_photo_median']:.3f}, "
               f"{s['photos_at_0.95']} photos >= 0.95); missed {s['missed']:.3f}, read wrong {s['read_wrong']:.3f}; "
-              f"doubtful {s['doubtful']:.3f}, right when not doubtful {s['right_when_not_doubtful']:.3f}, wrong "
-              f"reads marked {s['wrong_reads_marked']:.3f}; extra boxes {s['extra_boxes']}; "
-              f"{s['seconds_median']:.2f} s/photo")
+              f"doubtful {s['doubtful']:.3f}, right when not doubtful {s['right_when_not_doubtful']:.3f}; "
+              f"extra boxes {s['extra_boxes']}; {s['seconds_median']:.2f} s/photo")
+        m, b = s["marked"], s["score_marked"]
+        print(f"  {'':9} marked: wrong reads {m['wrong'][0]}/{m['wrong'][1]}, right reads {m['right'][0]}/"
+              f"{m['right'][1]}; by the score alone (< {DOUBTFUL_BELOW}): wrong reads {b['wrong'][0]}/"
+              f"{b['wrong'][1]}, right reads {b['right'][0]}/{b['right'][1]}")
     if args.json:
         args.json.write_text(json.dumps({"summary": out, "photos": [asdict(r) for r in results]}, indent=1))
     return 0

@@ -11,7 +11,8 @@ the advice's time once the tiles are known.
    server decodes it and reads it with TileModel.detect, the page draws the tiles and speaks. The tile model is
    loaded before the first run, as it is by the time a player who opened her page takes the photo. Goal <= 2 s.
    Baseline in the same run: the server's read of the same photo unshrunk (decode + detect: what `mahj detect`
-   does with it), and the server-side share of each page run (``read_ms`` in its answer).
+   does with it), and the server-side share of each page run (``read_ms`` in its answer: decoding and reading
+   the photo; the advice comes after the speech, when the page asks for it).
 2. Advice: ``hand_advice`` (engine.card.advice.advise, the sample card) for random 13- and 14-tile hands drawn
    from a set, with tiles on the floor, with and without a Charleston pass; p50 / p95 / max ms. Goal <= 300 ms.
 """

@@ -90,6 +90,10 @@ def test_a_rack_photo_comes_back_in_rack_order_sorted_and_advised(table):
     assert [t["tile"] for t in got["tiles"]] == RACK_TILES
     assert [t["tile"] for t in got["sorted"]] == "3B 3B 4B 5B 2C 2C 2C 7D 8D 9D N WD J J".split()
     assert got["doubts"] == 0 and got["problems"] == [] and got["label"] == "East (Ada)"
+    # Her tiles come back first; the advice is worked out when her page asks for it next.
+    assert got["advice"] is None and got["advice_pending"] is True
+    got = call(base + seat_url(pages, 0) + "api/state")[1]
+    assert got["advice_pending"] is False and got["version"] == 1
     advice = got["advice"]
     assert advice["tiles"] == 14 and advice["jokers"] == 2 and advice["lines"]
     assert advice["verdict"] is not None and advice["verdict"]["mahjong"] is False
@@ -201,6 +205,7 @@ def test_doubtful_tiles_are_marked_with_their_alternatives_never_taken_silently(
     got = call(base + seat_url(pages, 2) + "api/photo", blank, ctype="image/jpeg")[1]
     assert [(t["tile"], t["doubtful"]) for t in got["tiles"]] == [("5B", False), ("2C", True)]
     assert [a["tile"] for a in got["tiles"][1]["alts"]] == ["2D", "2B"]
+    assert got["tiles"][1]["why"] == "mahj is not sure of it" and got["tiles"][0]["why"] == ""
     assert got["doubts"] == 1 and got["advice"] is None        # no advice on a guess
     assert any("seen from behind" in n for n in got["notes"])
     # Her answer (the tile, then its kind) ends the doubt.
@@ -362,3 +367,57 @@ def test_a_body_the_page_would_never_send_is_refused_in_words(table, path, body,
     status, got = call(base + seat_url(pages, 0) + path, body)
     assert status == 400 and said in got["error"]
     assert call(base + seat_url(pages, 0) + "api/state")[0] == 200
+
+
+def deal(view: TableView, srv: DisplayServer, over: str | None = None) -> None:
+    """The table deals a hand (``over``: after ending the last one with this ruling), and the display shows it."""
+    if over is not None:
+        view.apply({"kind": over, "t": 0, "seat": None, "data": {}})
+    view.apply({"kind": "dealt", "t": 0, "seat": 0, "data": {"east": 0, "game": view.deal + 1}})
+    srv.publish(view.snapshot())
+
+
+def test_a_new_deal_drops_the_last_hand_and_says_so(table):
+    srv, pages, view, base = table
+    early = base + seat_url(pages, 1) + "api/tiles"
+    call(early, {"tiles": [{"tile": "3B"}] * 3})              # before mahj saw any deal: the first hand's
+    deal(view, srv)
+    assert len(call(base + seat_url(pages, 1) + "api/state")[1]["tiles"]) == 3
+    url = base + seat_url(pages, 0)
+    assert call(url + "api/photo", RACK.read_bytes(), ctype="image/jpeg")[0] == 200
+    first = call(url + "api/tiles", {"tiles": [{"tile": t} for t in ["6B"] + RACK_TILES[1:]], "deal": 1})[1]
+    call(url + "api/pass", {"pass": "first-right"})
+    assert first["deal"] == 1 and first["tiles"][0]["tile"] == "6B" and first["cleared"] == ""
+    deal(view, srv, over="wall_game")
+    got = call(url + "api/state")[1]
+    assert got["tiles"] == [] and got["sorted"] == [] and got["advice"] is None and got["pass"] is None
+    assert got["deal"] == 2 and got["cleared"].startswith("A new hand was dealt") and "Photograph" in got["cleared"]
+    # A correction her page made to the last hand, arriving after the deal, is not applied to the new one.
+    stale = call(url + "api/tiles", {"tiles": [{"tile": t} for t in RACK_TILES], "deal": 1})[1]
+    assert stale["tiles"] == [] and stale["cleared"] == got["cleared"]
+    # Her next photo is read as usual and ends the notice; a seat that held nothing is told nothing.
+    fresh = call(url + "api/photo", RACK.read_bytes(), ctype="image/jpeg")[1]
+    assert [t["tile"] for t in fresh["tiles"]] == RACK_TILES and fresh["cleared"] == "" and fresh["deal"] == 2
+    assert call(base + seat_url(pages, 1) + "api/state")[1]["tiles"] == []
+    assert call(base + seat_url(pages, 2) + "api/state")[1]["cleared"] == ""
+    assert call(url + "api/tiles", {"tiles": [], "deal": "two"})[0] == 400
+
+
+def test_a_rack_photographed_after_the_hand_ended_is_kept_for_the_next_deal(table):
+    """The camera cannot see the deal: mahj takes the next hand as dealt at its first discard, after the
+    Charleston. A rack photographed once the last hand ended is the new hand's, so that deal keeps it, and until
+    then nothing of the last hand (its floor, its exposures) counts against it."""
+    srv, pages, view, base = table
+    deal(view, srv)
+    view.apply({"kind": "window_opened", "t": 0, "seat": 1, "data": {"tile": "3B", "named": "3B"}})
+    view.apply({"kind": "exposure_accepted", "t": 0, "seat": 0, "data": {"tiles": ["GD", "GD", "GD"]}})
+    view.apply({"kind": "wall_game", "t": 0, "seat": None, "data": {}})
+    srv.publish(view.snapshot())
+    url = base + seat_url(pages, 3)
+    call(url + "api/photo", RACK.read_bytes(), ctype="image/jpeg")
+    got = call(url + "api/state")[1]
+    assert got["next_hand"] is True and got["hand_over"] is False and got["deal"] == 2
+    assert got["seen"] == 0 and got["exposed"] == [] and got["advice"]["tiles"] == 14
+    deal(view, srv)
+    kept = call(url + "api/state")[1]
+    assert [t["tile"] for t in kept["tiles"]] == RACK_TILES and kept["cleared"] == "" and kept["next_hand"] is False

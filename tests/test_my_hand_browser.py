@@ -195,3 +195,33 @@ def test_the_page_says_when_the_hand_is_over(table):
     her.wait_for_function("document.querySelector('#problems').textContent.includes('The hand is over')",
                           timeout=10000)       # the page's next poll (every 4 s)
     assert her.is_visible("#check")
+
+
+def test_a_new_deal_clears_her_page_says_so_and_takes_the_next_photo(table):
+    browser, srv, pages, _ = table
+    view = TableView(("Ada", "Bob", "Cy", "Di"))
+    view.apply({"kind": "dealt", "t": 0.0, "seat": 0, "data": {"east": 0, "game": 1}})
+    srv.publish(view.snapshot())
+    her = phone(browser, pages.link(2))
+    her.set_input_files("#photo", str(RACK))
+    her.wait_for_function("window.__spoken.length > 0", timeout=20000)
+    her.select_option("#pass", "first-right")
+    her.wait_for_function("document.querySelector('#pass-advice').textContent.includes('Pass:')")
+    her.click("#rack button[data-i='0']")            # a correction begun when the table deals
+    assert her.is_visible("#picker") and her.is_hidden("#deal-note")
+    view.apply({"kind": "wall_game", "t": 0.0, "seat": None, "data": {}})
+    view.apply({"kind": "dealt", "t": 0.0, "seat": 1, "data": {"east": 1, "game": 2}})
+    srv.publish(view.snapshot())
+    her.wait_for_function("window.__spoken.at(-1).startsWith('A new hand was dealt')", timeout=10000)  # next poll
+    note = her.inner_text("#deal-note")
+    assert her.is_visible("#deal-note") and note.startswith("A new hand was dealt") and "Photograph" in note
+    assert her.inner_text("#said") == spoken(her)[-1] == note     # the live region: screen readers hear it
+    assert her.locator("#rack li").count() == 0 and her.is_hidden("#picker") and her.is_hidden("#check")
+    assert her.inner_text("#pass-advice") == "" and her.input_value("#pass") == ""
+    assert "No advice yet" in her.inner_text("#advice") and "Three Bam" not in her.inner_text("main")
+    assert her.evaluate("document.activeElement.id") == "shoot"
+    assert pages.state(2)["tiles"] == [] and axe_violations(her, "axe-my-hand-new-deal.json") == []
+    her.set_input_files("#photo", str(RACK))               # ready for the next photo
+    her.wait_for_function("window.__spoken.at(-1).startsWith('You hold')", timeout=20000)
+    assert spoken(her)[-1] == HEARD and her.is_hidden("#deal-note") and her.locator("#rack li").count() == 14
+    assert her.errors == []

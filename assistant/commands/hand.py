@@ -1,7 +1,8 @@
 """``mahj hand PHOTO``: a player's own rack from a photo (or ``--tiles``), with the card's advice (issue 44).
 
-The photo is read by ``assistant.rack_reading.read_rack`` (``TileModel.detect``, the call ``mahj detect`` makes,
-with the profile's learned set), as the private seat pages read it. The command prints the tiles in rack order
+The photo is read by ``assistant.rack_reading.read_rack_photo`` (``TileModel.detect``, the call ``mahj detect``
+makes, with the profile's learned set, on the photo decoded no larger than it needs), as the private seat pages
+read it. The command prints the tiles in rack order
 and sorted, marks every tile the model doubts with its likeliest alternatives (the advice then assumes the
 likeliest reading, and says so), names counts no set can show, and gives ``engine.card.advice``: the nearest
 lines, the Charleston passes, and with 14 tiles the verdict. ``mahj verify --photo`` uses the same reading
@@ -19,6 +20,7 @@ from typing import Any
 
 from assistant.commands.card import InputError, add_card_option, guarded, load_or_fail, parse_exposed, parse_hand
 from assistant.console import report_error
+from assistant.rack_doubt import UNSURE
 from assistant.rack_reading import MAX_PHOTO_BYTES, RackReading, RackTile
 from engine.card.advice import (
     BLIND_PASSES,
@@ -148,10 +150,10 @@ def read_hand(args: argparse.Namespace, path: Path) -> Hand:
     that cannot be read or is too large raises PhotoError; one with no tiles gives an empty hand with a note."""
     # imported here: every mahj command loads this module, and only a photo needs the model and the session
     from assistant.profile import ProfileError, profile_tile_set
-    from assistant.rack_reading import read_rack
+    from assistant.rack_reading import read_rack_photo
     from assistant.session import open_model
     from assistant.wiring import SetupError
-    from vision.image_file import ImageFileError, read_image
+    from vision.image_file import ImageFileError, image_bytes
 
     if args.no_set and args.set_name:
         raise InputError("--set and --no-set: give one (--no-set reads with the shipped model)")
@@ -159,15 +161,14 @@ def read_hand(args: argparse.Namespace, path: Path) -> Hand:
         raise PhotoError(f"{path}: {path.stat().st_size / 2**20:.1f} MB, more than a rack photo may be "
                          f"({MAX_PHOTO_BYTES // 2**20} MB): save it smaller, e.g. 4000 x 3000 pixels as JPEG")
     try:
-        image = read_image(path)
-    except ImageFileError as exc:
-        raise PhotoError(str(exc)) from None
-    try:
+        data = image_bytes(path)
         tile_set = args.set_name or ("" if args.no_set else profile_tile_set(args.profile))
         model = open_model(tile_set)
+        reading = read_rack_photo(model, data, str(path))   # as the seat page reads it
+    except ImageFileError as exc:
+        raise PhotoError(str(exc)) from None
     except (ProfileError, SetupError) as exc:
         raise InputError(str(exc)) from None
-    reading = read_rack(model, image)
     return Hand([t.tile for t in reading.tiles], reading, reading.notes(), tile_set)
 
 
@@ -199,7 +200,8 @@ def _tiles_text(photo: Path | None, hand: Hand) -> str:
     out.append("  in words:   " + _in_words(hand.tiles))
     for place, t in hand.doubtful:
         maybe = f", or perhaps {' / '.join(t.alts)}" if t.alts else ""
-        out.append(f"  tile {place}: read as {t.tile} ({t.score:.0%} sure){maybe}")
+        why = f"; {t.why}" if t.why and t.why != UNSURE else ""
+        out.append(f"  tile {place}: read as {t.tile} ({t.score:.0%} sure{why}){maybe}")
     out += [f"  note: {n}" for n in hand.notes]
     return "\n".join(out)
 

@@ -30,7 +30,7 @@ from assistant.rack_reading import (
     PhotoRefused,
     RackReading,
     check_photo,
-    read_rack,
+    read_rack_photo,
     sorted_tiles,
 )
 from engine.card.advice import count_problems
@@ -52,6 +52,8 @@ class SeatHand:
     photo_px: tuple[int, int] = (0, 0)   # the photo as it arrived (the page shrinks it first)
     charleston: str | None = None   # the pass she is about to make (PASS_WORDS), for the pass advice
     courtesy: int | None = None     # the courtesy count agreed across, 0-3
+    deal: int = 0                   # the deal these tiles belong to (the display's count of hands dealt)
+    cleared: str = ""               # said once a new deal dropped her last hand, until she sends another
 
 
 class Bucket:
@@ -71,6 +73,24 @@ class Bucket:
             self.level -= 1.0
             return 0.0
         return (1.0 - self.level) * REFILL_S
+
+
+#: What her page says when a new deal drops the tiles of her last hand.
+NEW_DEAL = ("A new hand was dealt: your tiles, corrections and advice from the last hand are cleared. "
+            "Photograph your new rack.")
+#: The public view of a hand not dealt yet on the table: nothing of it is face up anywhere.
+NOTHING_PUBLIC = {"exposed": [], "seen": [], "hand_over": False}
+
+
+def deal_of(snapshot: dict[str, Any]) -> tuple[int, int]:
+    """(the deal on the table, the deal a hand read now belongs to): the same while a hand is played (or before
+    the first deal, whose hand it will be), the next one once the hand is over. The camera cannot see a deal, so
+    mahj takes the next game as dealt only at its first discard (assistant.pipeline): a rack photographed during
+    its Charleston, while the table still shows the last hand as over, is already the next hand's and must
+    survive that deal."""
+    deal = int(snapshot.get("deal") or 0)
+    over = (snapshot.get("window") or {}).get("state") == "over"
+    return deal, deal + 1 if over else deal
 
 
 def public_view(snapshot: dict[str, Any], seat: int) -> dict[str, Any]:
@@ -192,38 +212,48 @@ class SeatPages:
             self._busy[seat] = False
 
     def read_photo(self, seat: int, data: bytes) -> dict[str, Any]:
-        """Read a photo sent by ``seat`` (its bytes) and keep it as her hand; returns her page's state.
-        PhotoRefused: the sentence for the page (too big, not an image)."""
-        from vision.image_file import ImageFileError, decode_image
+        """Read a photo sent by ``seat`` (its bytes) and keep it as her hand; returns her page's state without the
+        advice (``advice_pending``), so that her tiles are said without waiting for it: her page asks for it
+        next. ``read_ms``: decoding and reading the photo. PhotoRefused: the sentence for the page (too big, not
+        an image)."""
+        from vision.image_file import ImageFileError
 
         check_photo(data)
+        model = self.model()
+        start = time.perf_counter()
         try:
-            image = decode_image(data, "The photo")
+            with self._read_lock:
+                reading = read_rack_photo(model, data, "The photo")
         except ImageFileError as exc:
             said = str(exc).split(", which mahj")[0].split(": copy it")[0]
             raise PhotoRefused(f"{said}. Take a photo of your rack with the Photograph button (JPEG or PNG).",
                                415) from None
-        model = self.model()
-        start = time.perf_counter()
-        with self._read_lock:
-            reading = read_rack(model, image)
         return self._keep(seat, reading, (time.perf_counter() - start) * 1000.0)
 
     def _keep(self, seat: int, reading: RackReading, read_ms: float) -> dict[str, Any]:
+        deal, owner = deal_of(self.snapshot())
         with self._lock:
-            hand = self._hands[seat]
+            hand = self._hand(seat, deal)
+            if owner != hand.deal:    # her new rack, photographed once the last hand ended
+                hand.deal, hand.charleston, hand.courtesy = owner, None, None
+            hand.cleared = ""
             hand.tiles = [t.to_json() for t in reading.tiles]
             hand.notes = reading.notes()
             hand.version += 1
             hand.read_ms = read_ms
             hand.photo_px = (reading.width, reading.height)
-        return self.state(seat)
+        return self.state(seat, advise=False)
 
     def set_tiles(self, seat: int, body: Any) -> dict[str, Any]:
-        """Her corrected hand: ``{"tiles": [{"tile": code, "doubtful": bool}, ...]}`` in rack order (a tile she
-        picked from the grid is no longer doubtful). ValueError: a body the page would never send."""
+        """Her corrected hand: ``{"tiles": [{"tile": code, "doubtful": bool}, ...], "deal": n}`` in rack order (a
+        tile she picked from the grid is no longer doubtful). A correction made to the hand of an earlier deal
+        (``deal``: the one her page showed) is not applied: that hand was dropped, and her state says so.
+        ValueError: a body the page would never send."""
         if not isinstance(body, dict) or not isinstance(body.get("tiles"), list) or len(body["tiles"]) > 40:
             raise ValueError("tiles must be a list of at most 40 tiles")
+        shown = body.get("deal")
+        if shown is not None and (not isinstance(shown, int) or isinstance(shown, bool) or shown < 0):
+            raise ValueError("deal must be the number of the deal the page showed")
         tiles = []
         for i, t in enumerate(body["tiles"]):
             if not isinstance(t, dict):
@@ -234,14 +264,20 @@ class SeatPages:
                 raise ValueError(f"tile {i + 1}: {exc}") from None
             doubtful = t.get("doubtful") is True
             alts = [a for a in t.get("alts") or [] if isinstance(a, dict) and a.get("tile") in TILES][:4]
-            tiles.append({"tile": code, "name": name_or_code(code), "doubtful": doubtful,
+            why = t.get("why") if doubtful and isinstance(t.get("why"), str) else ""
+            tiles.append({"tile": code, "name": name_or_code(code), "doubtful": doubtful, "why": why[:200],
                           "score": float(t["score"]) if isinstance(t.get("score"), int | float) else 1.0,
                           "alts": [{"tile": a["tile"], "name": name_or_code(a["tile"])} for a in alts]})
+        deal, owner = deal_of(self.snapshot())
         with self._lock:
-            hand = self._hands[seat]
-            hand.tiles = tiles
-            hand.notes = [n for n in hand.notes if "No tiles found" not in n] if tiles else hand.notes
-            hand.version += 1
+            hand = self._hand(seat, deal)
+            if shown is None or shown == hand.deal:
+                if not hand.tiles:        # typed in from nothing: hers for the deal a photo now would be
+                    hand.deal = owner
+                hand.cleared = ""
+                hand.tiles = tiles
+                hand.notes = [n for n in hand.notes if "No tiles found" not in n] if tiles else hand.notes
+                hand.version += 1
         return self.state(seat)
 
     def set_pass(self, seat: int, body: Any) -> dict[str, Any]:
@@ -254,39 +290,57 @@ class SeatPages:
         if courtesy is not None and (not isinstance(courtesy, int) or isinstance(courtesy, bool)
                                      or not 0 <= courtesy <= 3):
             raise ValueError("courtesy must be 0, 1, 2 or 3 (or null: not agreed yet)")
+        deal, _ = deal_of(self.snapshot())
         with self._lock:
-            hand = self._hands[seat]
+            hand = self._hand(seat, deal)
             hand.charleston, hand.courtesy = which, courtesy if which == "courtesy" else None
             hand.version += 1
         return self.state(seat)
 
     def clear(self, seat: int) -> dict[str, Any]:
+        deal, _ = deal_of(self.snapshot())
         with self._lock:
-            self._hands[seat] = SeatHand(version=self._hands[seat].version + 1)
+            self._hands[seat] = SeatHand(version=self._hands[seat].version + 1, deal=deal)
         return self.state(seat)
+
+    def _hand(self, seat: int, deal: int) -> SeatHand:
+        """Her hand, dropped first if it belongs to a deal before ``deal`` (the table's): the private hand is one
+        deal's, and its tiles, corrections, pass and advice mean nothing in the next. A hand read before mahj saw
+        any deal (``deal`` 0) is the first one's. Call with the lock held."""
+        hand = self._hands[seat]
+        if hand.deal < deal:
+            if hand.deal > 0 and (hand.tiles or hand.notes or hand.charleston):
+                hand = self._hands[seat] = SeatHand(version=hand.version + 1, deal=deal, cleared=NEW_DEAL)
+            else:
+                hand.deal = deal
+        return hand
 
     # --- her page's state -------------------------------------------------------------------------------------
 
-    def state(self, seat: int) -> dict[str, Any]:
-        """Her page: her tiles (rack order and sorted), what to check, and the advice once nothing is in doubt."""
+    def state(self, seat: int, advise: bool = True) -> dict[str, Any]:
+        """Her page: her tiles (rack order and sorted), what to check, and the advice once nothing is in doubt
+        (``advise`` False: not yet, ``advice_pending`` says whether it will come)."""
+        snapshot = self.snapshot()
+        deal, _ = deal_of(snapshot)
         with self._lock:
-            hand = self._hands[seat]
+            hand = self._hand(seat, deal)
             tiles = [dict(t) for t in hand.tiles]
             notes, version, read_ms, photo_px = list(hand.notes), hand.version, hand.read_ms, hand.photo_px
-            charleston, courtesy = hand.charleston, hand.courtesy
-        snapshot = self.snapshot()
+            charleston, courtesy, mine, cleared = hand.charleston, hand.courtesy, hand.deal, hand.cleared
         card = self.card() if self.card is not None else None
         basis = (version, snapshot.get("seq", 0), snapshot.get("published_ms"), id(card))
         cached = self._answers[seat]
-        if cached is not None and cached[0] == basis:  # a page's poll while nothing changed: no advice again
+        if advise and cached is not None and cached[0] == basis:  # a page's poll while nothing changed: no advice again
             return cached[1]
-        public = public_view(snapshot, seat)
+        # A rack of the next hand, read while the table still shows the last: nothing of the last hand counts.
+        public = public_view(snapshot, seat) if mine <= deal else NOTHING_PUBLIC | {"seq": snapshot.get("seq", 0)}
         codes = [t["tile"] for t in tiles]
         problems = count_problems(codes, public["exposed"], public["seen"])
         doubts = sum(t["doubtful"] for t in tiles)
         advice = None
         advice_ms = 0.0
-        if tiles and not doubts and card is not None:
+        ready = bool(tiles) and not doubts and card is not None
+        if ready and advise:
             start = time.perf_counter()
             advice = hand_advice(card, codes, public["exposed"], public["seen"], charleston, courtesy)
             advice_ms = (time.perf_counter() - start) * 1000.0
@@ -296,12 +350,14 @@ class SeatPages:
                   "photo_px": list(photo_px),
                   "exposed": [[{"tile": c, "name": name_or_code(c)} for c in g] for g in public["exposed"]],
                   "seen": len(public["seen"]), "hand_over": public["hand_over"], "seq": public["seq"],
-                  "advice": advice, "advice_ms": round(advice_ms, 1),
+                  "deal": mine, "next_hand": mine > deal, "cleared": cleared,
+                  "advice": advice, "advice_ms": round(advice_ms, 1), "advice_pending": ready and not advise,
                   "kinds": [{"tile": c, "name": name_or_code(c)} for c in TILES],
                   "pass": charleston, "courtesy": courtesy,
                   "passes": [{"pass": k, "words": w} for k, w in PASS_WORDS.items()],
                   "max_bytes": MAX_PHOTO_BYTES}
-        self._answers[seat] = (basis, answer)
+        if advise:
+            self._answers[seat] = (basis, answer)
         return answer
 
 

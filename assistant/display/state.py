@@ -54,6 +54,7 @@ class TableView:
     def __init__(self, players: tuple[str, ...] = WINDS) -> None:
         self.players = players
         self.seq = 0
+        self.deal = 0  # hands dealt so far: a seat's private hand belongs to one deal (assistant.display.seats)
         self.discard: dict | None = None
         self.turn: int | None = None
         self.window = "none"
@@ -86,6 +87,7 @@ class TableView:
         kind, data = ruling.get("kind"), ruling.get("data") or {}
         seat = ruling.get("seat", data.get("seat"))
         if kind == "dealt":  # a new game: clear the table, keep the running balances
+            self.deal += 1
             for seat in self.seats:
                 seat.update(exposures=[], dead=False, dead_reason="")
             self.discard, self.window, self.mahjong, self.payments, self.help = None, "none", None, None, ""
@@ -267,7 +269,7 @@ class TableView:
 
     def snapshot(self) -> dict:
         return {
-            "seq": self.seq, "published_ms": time.time() * 1000.0,
+            "seq": self.seq, "published_ms": time.time() * 1000.0, "deal": self.deal,
             "discard": self.discard, "turn": self.turn, "turn_name": self.name(self.turn) if self.turn is not None
             else "", "window": {"state": self.window, "words": WINDOW_WORDS[self.window]},
             "floor": [{"tile": t, "name": name_or_code(t), "count": n}

@@ -80,7 +80,7 @@ function hearBySuit() {
 function adviceWords() {
   const a = state && state.advice;
   if (!a) return state && state.doubts ? "First answer the questions about the tiles mahj is not sure of." :
-    "No advice yet: take a photo of your rack.";
+    state && state.advice_pending ? "The advice is on its way." : "No advice yet: take a photo of your rack.";
   const parts = [];
   if (a.pass) parts.push(`${a.pass.words}: ${a.pass.reason}`);
   if (a.verdict) parts.push(a.verdict.mahjong ? `Mah Jongg! ${a.verdict.lines[0]}. ${a.verdict.value} points. Declare it as usual.`
@@ -115,13 +115,14 @@ function renderTiles() {
 }
 
 function renderCheck() {
-  const over = state && state.hand_over ? ["The hand is over on the table: photograph your new rack when the next " +
-    "hand is dealt."] : [];
+  const over = state && state.hand_over ? ["The hand is over on the table: the tiles here are cleared when the " +
+    "next hand is dealt. Photograph your new rack once you hold it."] : [];
   const problems = state ? [...over, ...state.notes, ...state.problems] : [];
   const doubts = tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful);
   $("problems").innerHTML = problems.map((p) => `<li>${esc(p)}</li>`).join("");
   $("doubts").innerHTML = doubts.map(([t, i]) =>
-    `<div class="doubt"><p>Tile ${i + 1}: mahj is not sure. Is it ${esc(t.name)}?</p><p class="row">` +
+    `<div class="doubt"><p>Tile ${i + 1}: ${esc(t.why || "mahj is not sure of it")}. Is it ${esc(t.name)}?</p>` +
+    '<p class="row">' +
     `<button type="button" data-yes="${i}">Yes, ${esc(t.name)}</button>` +
     t.alts.slice(0, 2).map((a) => `<button type="button" data-i="${i}" data-as="${a.tile}">${esc(a.name)}</button>`).join("") +
     `<button type="button" data-i="${i}">Another tile</button></p></div>`).join("");
@@ -158,6 +159,10 @@ function renderAdvice() {
 function render() {
   if (!state) return;
   $("title").textContent = `My hand: ${state.label}`;
+  const deal = state.cleared || (state.next_hand ? "These tiles are for the next hand: nothing on the table " +
+    "counts against them until it is dealt." : "");
+  $("deal-note").textContent = deal;
+  $("deal-note").hidden = !deal;
   $("pass").value = state.pass || "";
   $("courtesy").value = state.courtesy === null ? "" : String(state.courtesy);
   $("courtesy").hidden = $("courtesy-label").hidden = state.pass !== "courtesy";
@@ -167,9 +172,22 @@ function render() {
 }
 
 function take(s) {
+  // A new deal dropped her last hand (tiles, corrections, advice): the page lets go of it too, closes a
+  // correction in progress, says so, and waits for the next photo. True if it did.
+  const dropped = Boolean(state && s.cleared && s.deal !== state.deal);
   state = s;
   tiles = s.tiles.map((t) => ({ ...t }));
+  if (dropped && picking !== null) {
+    $("picker").hidden = true;
+    picking = null;
+    $("shoot").focus();
+  }
   render();
+  if (dropped) {
+    showError("");
+    say(s.cleared);
+  }
+  return dropped;
 }
 
 async function call(path, options) {
@@ -213,9 +231,13 @@ async function upload(file) {
   $("busy").textContent = "Reading your tiles…";
   try {
     const blob = await shrink(file);
-    take(await call("api/photo", { method: "POST", body: blob, headers: { "Content-Type": blob.type || "application/octet-stream" } }));
+    const read = await call("api/photo", { method: "POST", body: blob,
+      headers: { "Content-Type": blob.type || "application/octet-stream" } });
+    take(read);
     $("busy").textContent = "";
-    hearAll();
+    hearAll();                      // her tiles first; the advice follows (the table works it out after)
+    if (read.advice_pending) call("api/state").then((s) => { if (s.version === state.version) take(s); })
+      .catch((e) => showError(e.message));
   } catch (e) {
     $("busy").textContent = "";
     showError(e.message);
@@ -225,8 +247,9 @@ async function upload(file) {
 
 async function sendTiles(spoken) {
   try {
-    take(await call("api/tiles", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ tiles }) }));
+    const dropped = take(await call("api/tiles", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ tiles, deal: state.deal }) }));
+    if (dropped) return;     // the hand she corrected was the last deal's: not applied, and that was said
     showError("");
     say(spoken);
   } catch (e) {
@@ -343,8 +366,9 @@ function setup() {
       `<span class="visually-hidden">${esc(k.name)}</span></button>`).join("");
   }).catch((e) => showError(e.message));
   setInterval(() => {   // the table moves on (discards, exposures): the advice follows; her own tiles stay hers
-    if (document.hidden || picking !== null || !state) return;
+    if (document.hidden || !state) return;   // until a new deal, which drops them (take)
     call("api/state").then((s) => {
+      if (picking !== null && s.deal === state.deal) return;   // a correction in progress: the advice waits
       if (s.seq !== state.seq || s.version !== state.version) take(s);
     }).catch(() => {});
   }, 4000);
