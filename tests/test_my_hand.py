@@ -21,7 +21,7 @@ import pytest
 
 from assistant.display import DisplayServer, TableView
 from assistant.display.seats import BURST, SeatPages, public_view
-from assistant.rack_reading import MAX_PHOTO_BYTES, rack_order
+from assistant.rack_reading import MAX_PHOTO_BYTES, PhotoRefused, rack_order
 from assistant.tournament.address import lan_address
 from engine.card import SAMPLE_CARD, load_card
 from vision.tile_model import Detection, TileModel
@@ -421,3 +421,13 @@ def test_a_rack_photographed_after_the_hand_ended_is_kept_for_the_next_deal(tabl
     deal(view, srv)
     kept = call(url + "api/state")[1]
     assert [t["tile"] for t in kept["tiles"]] == RACK_TILES and kept["cleared"] == "" and kept["next_hand"] is False
+
+
+def test_what_is_no_image_is_refused_as_such_even_without_a_tile_model():
+    pages = SeatPages(("Ada", "Bob", "Cy", "Di"), model=None, card=None)
+    with pytest.raises(PhotoRefused) as err:
+        pages.read_photo(0, b"%PDF-1.4 not a photo at all")
+    assert err.value.status == 415 and "a PDF" in str(err.value)
+    with pytest.raises(PhotoRefused) as err:    # an image, where no model can read it: said so
+        pages.read_photo(0, RACK.read_bytes())
+    assert err.value.status == 503

@@ -216,12 +216,16 @@ class SeatPages:
         advice (``advice_pending``), so that her tiles are said without waiting for it: her page asks for it
         next. ``read_ms``: decoding and reading the photo. PhotoRefused: the sentence for the page (too big, not
         an image)."""
-        from vision.image_file import ImageFileError
+        from vision.image_file import ImageFileError, declared_size, decode_image
 
         check_photo(data)
-        model = self.model()
-        start = time.perf_counter()
         try:
+            if declared_size(data) is None:
+                # No image header Pillow knows: decoded now, so that what is no image is refused as such even
+                # while the tile model is still loading (or missing).
+                decode_image(data, "The photo", 8)
+            model = self.model()
+            start = time.perf_counter()
             with self._read_lock:
                 reading = read_rack_photo(model, data, "The photo")
         except ImageFileError as exc:
