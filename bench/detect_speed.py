@@ -1,6 +1,6 @@
 """How long ``mahj detect`` takes on the product's pictures, on 2 threads (issue 41's speed goals).
 
-    python bench/detect_speed.py [--frames 12] [--json out.json]
+    python bench/detect_speed.py [--frames 12] [--models DIR] [--json out.json]
 
 Two kinds of image, each read by ``TileModel.detect`` as ``mahj detect`` reads it:
 
@@ -72,8 +72,9 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=12, help="frames of the recording, every 25th from the start")
     ap.add_argument("--runs", type=int, default=3, help="timed reads of each image")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--models", type=Path, default=None, help="model folder (default: the shipped models)")
     a = ap.parse_args()
-    model = TileModel.load(threads=2)
+    model = TileModel.load(a.models, threads=2)
     table = [f for k, (f, _i, _t) in enumerate(frames(VIDEO)) if k % 25 == 0][: a.frames]
     photo = cv2.resize(cv2.imread(str(PHOTO)), (4032, 3024), interpolation=cv2.INTER_CUBIC)
     out = {"whole-table 1080p frames": measure(model, table, a.runs),

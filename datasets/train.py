@@ -152,12 +152,20 @@ def export(a: argparse.Namespace) -> None:
         print(f"wrote {dest / CLASSIFIER_FILE}")
         return
     det = Path(a.weights) if a.weights else RUNS / a.det_run / "weights" / "best.pt"
+    if a.detector_only:
+        # A fine-tuned detector judged beside the shipped classifier: the classifier and the thresholds stay
+        # (bench/loso.py chooses the face-up one again).
+        for name in (CLASSIFIER_FILE, "tile_model.json"):
+            if not (dest / name).exists():
+                shutil.copy(MODELS / name, dest / name)
     if not det.exists() and not a.weights:
         det = RUNS / a.det_run / "weights" / "last.pt"
     # Dynamic height/width: the runtime feeds each frame at its own aspect (512 on the long side).
     out = YOLO(str(det)).export(format="onnx", imgsz=DET_EXPORT_HW, simplify=True, dynamic=True, opset=17)
     shutil.copy(out, dest / DETECTOR_FILE)
     print(f"wrote {dest / DETECTOR_FILE} from {det}")
+    if a.detector_only:
+        return
     classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
     print(f"wrote {dest / CLASSIFIER_FILE}")
     if not a.files_only:
@@ -317,6 +325,8 @@ def main(argv: list[str] | None = None) -> None:
     e.add_argument("--cls-run", default="classifier", help="run folder of the classifier to export")
     e.add_argument("--classifier-only", action="store_true",
                    help="export the classifier alone, leaving the detectors and the thresholds")
+    e.add_argument("--detector-only", action="store_true",
+                   help="export the detector alone; the shipped classifier and thresholds are copied beside it")
     e.add_argument("--files-only", action="store_true",
                    help="write the model files only; tune their thresholds later with --thresholds-only (a lent "
                         "GPU machine's minutes are for training)")
