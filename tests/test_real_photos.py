@@ -149,3 +149,29 @@ def test_the_committed_label_fixes_name_real_codes():
     for path, by_line in fixes.items():
         assert path.split("/")[0] in ("chinese-mahjong-detection-photos", "leomiura-riichi-table")
         assert all(at == "*" or int(at) >= 1 for at in by_line)
+
+
+def test_pseudo_labels_take_only_what_the_model_is_sure_of(monkeypatch):
+    """The export's boxes for tiles the photos leave unlabelled: face-up ones only where the box and the face are
+    both sure, backs only from the detector's own face-down boxes."""
+    boxes = np.array([[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14], [60, 0, 70, 14], [80, 0, 90, 14],
+                      [100, 0, 110, 14]], np.float32)
+    cls = np.array([0, 0, 0, 0, 1, 1])
+    scores = np.array([0.9, 0.9, 0.5, 0.9, 0.7, 0.4], np.float32)
+
+    class Model:
+        def frame_boxes(self, img):
+            return boxes, cls, scores
+
+        def read_faces(self, img, b, c, s):
+            faces = {0: ("3B", 0.95), 20: ("3B", 0.6), 40: ("3B", 0.99), 60: (None, 0.99)}   # by the box's x
+            return [Detection(tuple(bb), "down" if faces[int(bb[0])][0] is None else "up", *faces[int(bb[0])][:1],
+                              float(sc), faces[int(bb[0])][1]) for bb, sc in zip(b, s, strict=True)]
+
+    import vision.tile_model as tm
+
+    monkeypatch.setattr(tm.TileModel, "load", classmethod(lambda c, *a, **k: Model()))
+    ups, backs = real_photos.pseudo_tiles()(np.zeros((20, 120, 3), np.uint8))
+    # Box 0: sure box, sure face. Box 1: the face unsure. Box 2: the box unsure. Box 3: read as a back.
+    assert ups.tolist() == [[0, 0, 10, 14]]
+    assert backs.tolist() == [[80, 0, 90, 14]]
