@@ -6,9 +6,10 @@ important one come first?
 Each recording is played *paced* (frames at their real times, as a camera delivers them) through the whole
 assistant with the emulated board and speech on. Tiles are found by the recording's true boxes (the oracle,
 vision/oracle.py) unless ``--model``: this measures speech, not the tile model. Real espeak-ng synthesises every
-sentence to a pipe; the moment its first audio arrives is when the sentence is *heard* to start, and it then
-"plays" for its audio's length unless the speaker cuts it short. A player presses keys as the game goes: ``who``
-every ``--press-every`` seconds while the hand is played, and ``r`` (repeat) a second after the payments begin.
+sentence, run as the speaker runs it (its command line) but to a pipe instead of the audio device; the moment
+its first audio arrives is when the sentence is *heard* to start, and it then "plays" for its audio's length
+unless the speaker cuts it short. A player presses keys as the game goes: ``who`` every ``--press-every``
+seconds while the hand is played, and ``r`` (repeat) a second after the payments begin.
 
 What is checked, from the rulings' own timeline (every ruling the pipeline sent, with its time), not from the
 speaker's bookkeeping:
@@ -60,16 +61,21 @@ CUT_GRACE_S = 0.2
 
 
 class BenchVoice:
-    """espeak-ng to a pipe, its first audio taken as the moment the sentence is heard, then "played" for the
-    audio's length (16-bit mono 22.05 kHz) unless stopped."""
+    """The speaker's own espeak-ng command line (assistant.speech.synth_command), to a pipe instead of the audio
+    device: its first audio taken as the moment the sentence is heard, then "played" for the audio's length
+    (16-bit mono 22.05 kHz) unless stopped."""
 
-    def __init__(self, voice: str, rate: int) -> None:
-        self.voice, self.rate = voice, rate
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
         self.said: list[_Said] = []
 
     def __call__(self, text: str) -> _Said:
-        said = _Said(text, subprocess.Popen(["espeak-ng", "--stdout", "-v", self.voice, "-s", str(self.rate), "--",
-                                             text], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+        from assistant.speech import synth_command
+
+        s = self.settings
+        command = synth_command("espeak-ng", text, s.voice, s.rate, s.volume)
+        said = _Said(text, subprocess.Popen([command[0], "--stdout", *command[1:]], stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL))
         self.said.append(said)
         return said
 
@@ -155,7 +161,7 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
         turns.append((time.monotonic(), None if over else self.referee.turn))
 
     profile = load_profile(None)
-    voice = BenchVoice(profile.speech.voice, profile.speech.rate)
+    voice = BenchVoice(profile.speech)
     speech.audio_output = lambda: "bench"  # no sound card needed: the audio goes to the pipe
     engine_play = speech.Speaker._play_with_engine
     speech.Speaker._play_with_engine = lambda self, text: voice(text)  # type: ignore[method-assign]
