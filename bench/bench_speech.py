@@ -132,6 +132,25 @@ def stale_at(source: Any, later: list[tuple[float, Any]]) -> float | None:
     return next((t for t, r in later if r.kind in ends), None)
 
 
+def discard_latencies(landed: list[tuple[float, str]], announced: list[tuple[float, str]]) -> tuple[list[float],
+                                                                                                    int]:
+    """Milliseconds from each discard landing (time, tile) to the first announcement heard of its tile (time,
+    text), in order, and how many were never announced. Matched by tile: a discard cut short and said again
+    later must not pass for the next one (it did: -468 ms)."""
+    from engine.tiles import spoken_name
+
+    latencies, missed, used = [], 0, set()
+    for t_landed, tile in landed:
+        match = next((i for i, (t, text) in enumerate(announced) if i not in used and t >= t_landed - 0.5
+                      and text.endswith(f", {spoken_name(tile)}")), None)
+        if match is None:
+            missed += 1
+            continue
+        used.add(match)
+        latencies.append((announced[match][0] - t_landed) * 1000)
+    return latencies, missed
+
+
 def turn_at(t: float, turns: list[tuple[float, int | None]]) -> int | None:
     """Whose turn the referee had at ``t`` (None: nobody's, the hand is over)."""
     return next((seat for when, seat in reversed(turns) if when <= t), None)
@@ -142,7 +161,7 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
     import assistant.session as session
     import assistant.speech as speech
     from assistant.wiring import answer_aloud
-    from engine.tiles import TILES, spoken_name
+    from engine.tiles import TILES, name_or_code, spoken_name
     from vision.events import read_log
 
     sent: list[tuple[float, Any]] = []
@@ -256,22 +275,17 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
         said = next((v for s, v in heard if s.kind == "answer" and v.heard >= t), None)
         answers.append({"question": question, "ms": round((said.heard - t) * 1000, 1) if said else None})
 
-    # 4. discard -> speech start
+    # 4. discard -> speech start: each true discard to the first announcement heard of *its* tile (a discard cut
+    # short and said again later must not pass for the next one)
     names = tuple(f", {spoken_name(t)}" for t in TILES)
-    announced = [v.heard for _, v in heard if v.text.endswith(names)]
-    latencies, missed, used = [], 0, set()
-    for t_true, _ in truth_discards(video.with_suffix(".truth.jsonl")):
-        landed = source.t0 + t_true
-        match = next((i for i, t in enumerate(announced) if i not in used and t >= landed - 0.5), None)
-        if match is None:
-            missed += 1
-            continue
-        used.add(match)
-        latencies.append((announced[match] - landed) * 1000)
+    announced = [(v.heard, v.text) for _, v in heard if v.text.endswith(names)]
+    latencies, missed = discard_latencies([(source.t0 + t, tile) for t, tile in
+                                           truth_discards(video.with_suffix(".truth.jsonl"))], announced)
     # the speaker's own share: the discard's ruling sent -> its sentence heard
-    ruled = [t for t, r in sent if r.kind == "window_opened"]
-    own = [min((h for h in announced if h >= t), default=None) for t in ruled]
-    speech_share = [round((h - t) * 1000, 1) for t, h in zip(ruled, own, strict=True) if h is not None]
+    ruled = [(t, name_or_code((r.data or {}).get("tile"))) for t, r in sent if r.kind == "window_opened"]
+    own = [min((h for h, text in announced if h >= t and text.endswith(f", {said}")), default=None)
+           for t, said in ruled]
+    speech_share = [round((h - t) * 1000, 1) for (t, _), h in zip(ruled, own, strict=True) if h is not None]
     # and how far behind the recording the watch ran when it ruled on a discard (CPU, not speech)
     behind = [round((t - (source.t0 + table_t[id(r)])) * 1000, 1) for t, r in sent if r.kind == "window_opened"]
     outcome = next((r.kind for _, r in sent if r.kind in ("mahjong_verified", "wall_game")), "unfinished")

@@ -34,3 +34,15 @@ def test_bench_speech_listens_to_a_whole_recording():
     assert s["discards"] == 3 and s["discard_to_speech_ms"]["max"] is not None
     assert s["answers"] >= 2 and s["sentences_checked"] >= 5
     assert set(bench_speech.verdicts(s)) and any("ruling mahjong_verified" in line for line in run["timeline"])
+
+
+def test_bench_speech_matches_each_discard_to_its_own_announcement():
+    """A discard cut short by an answer and said again after it passed for the next discard (-468 ms)."""
+    import bench_speech
+
+    landed = [(1.0, "E"), (10.0, "1C")]
+    announced = [(1.1, "North player, East wind"), (9.8, "North player, East wind"),  # said again, after an answer
+                 (10.4, "East player, One Crak")]
+    latencies, missed = bench_speech.discard_latencies(landed, announced)
+    assert [round(x) for x in latencies] == [100, 400] and missed == 0
+    assert bench_speech.discard_latencies([(1.0, "3B")], announced) == ([], 1)
