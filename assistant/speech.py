@@ -16,11 +16,12 @@ What a blind player hears is true, and the most important thing first:
   key press (she asked and waits: not behind the long payments), then the payments, then calls, dead hands and
   questions to the table, then routine play (discards, "window closed", turns), then camera notices. A waiting
   announcement goes ahead of every less important one. An answer (unless another answer is being said) and a
-  discard (unless the result is: the window to call a discard is short) cut short the sentence being said
-  unless it is about to end (``URGENT_WAIT_S``); anything more important cuts a long one with more than
-  ``INTERRUPT_REMAINING_S`` left. A sentence cut short is said again afterwards if it is still true (once; a
-  camera notice is not said again, the display keeps showing it). How long a sentence takes is estimated from
-  its text (assistant.speech_timing).
+  discard (unless the result is being said, or an answer with at most ``SHORT_ANSWER_S`` to go: the window to
+  call a discard is short, but a second is within it) cut short the sentence being said unless it is about to
+  end (``URGENT_WAIT_S``); anything more important cuts a long one with more than ``INTERRUPT_REMAINING_S``
+  left. A sentence cut short is said again afterwards if it is still true (once; a camera notice is not said
+  again, the display keeps showing it). How long a sentence takes is estimated from its text
+  (assistant.speech_timing).
 * A late announcement is worse than none: one older than ``max_delay`` is dropped (the result, questions and
   answers may wait three times as long), and when the queue is full the least important, oldest one goes.
 
@@ -65,6 +66,10 @@ INTERRUPT_REMAINING_S = 0.5
 #: reader needs about 0.3 s to be sure of a discard, which leaves a discard only 0.2 s to be heard within 0.5 s.
 #: Cut with more left, a sentence is said again afterwards.
 URGENT_WAIT_S = 0.2
+#: A discard lets an answer to her key press finish when no more than this is left of it: she hears "West
+#: player's turn." (1.1 s) whole and the discard right after; cut, the answer came only after the discard, up to
+#: 1.8 s after her key press. A long answer (the seat winds, 4 s) is cut and said again after the discard.
+SHORT_ANSWER_S = 1.5
 
 
 @dataclass(frozen=True)
@@ -252,10 +257,13 @@ class _Process:
 def _interrupts(new: Announcement, said: Announcement, length: float, left: float) -> bool:
     """Whether ``new`` cuts short ``said`` (``length`` seconds long, ``left`` of them still to come): an answer
     cuts anything but another answer (she asked, now) and a discard anything but the result (the window to call
-    it is short), unless it is about to end; anything more important cuts a long sentence with a while to go."""
+    it is short) or a short answer, unless it is about to end; anything more important cuts a long sentence with
+    a while to go."""
     if new.priority == ANSWER:
         return said.kind != "answer" and left > URGENT_WAIT_S
     if new.kind == "discard":
+        if said.kind == "answer":
+            return left > SHORT_ANSWER_S
         return said.priority < RESULT and left > URGENT_WAIT_S
     return new.priority > said.priority and length > LONG_SENTENCE_S and left > INTERRUPT_REMAINING_S
 
