@@ -235,8 +235,9 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
         if spoken.kind == "answer":
             if spoken.fact is not None and spoken.fact.topic == "turn":  # whose turn (answers.whose_turn)
                 seat = turn_at(said.heard, turns)
-                ok = said.text.startswith("Nobody's turn") if seat is None else said.text.startswith(
-                    (f"{assistant.view.name(seat)}'s turn", f"{assistant.view.seats[seat]['wind']} player's turn"))
+                ok = "nobody's turn" in said.text.lower() if seat is None else \
+                    (f"{assistant.view.name(seat)}'s turn" in said.text
+                     or f"{assistant.view.seats[seat]['wind']} player's turn" in said.text)
                 checked += 1
                 if not ok:
                     untrue.append({"text": said.text, "why": "another seat's turn when heard"})
