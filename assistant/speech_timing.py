@@ -8,10 +8,11 @@ speaker took for nearly over.
 
 The model: words take time in proportion to their letters, a number by its digits; the pauses at commas, colons
 and between sentences shrink faster than words as the rate goes up. Its coefficients were fitted (least squares)
-to real espeak-ng 1.51 synthesis (en-us voice, ``-z``: no final pause) of 233 sentences the speaker says
+to real espeak-ng 1.51 synthesis (en-us voice, ``-z``: no final pause) of about 250 sentences the speaker says
 (discards, calls, results, payments, answers, questions, notices) at 120, 165, 250 and 350 words a minute:
-within 15 % of the real length for 90 % of them at 120-250 (``python bench/speech_durations.py`` measures it
-again). Other voices and flite are near enough for the one decision it serves.
+within 15 % of the real length for 88-92 % of them at 120-250 words a minute, 65 % at 350, where it runs long
+(``python bench/speech_durations.py --fit`` measures it again and refits). Other voices and flite are near
+enough for the one decision it serves.
 """
 
 from __future__ import annotations
