@@ -22,8 +22,10 @@ speaker's bookkeeping:
 2. **Mah Jongg** heard within 1 s of its verification; and the laid-down hand verified within 1 s of the moment
    the recording's truth log has it laid face up (``hand_displayed``).
 3. **Answers**: a key press -> its answer heard, within 1 s.
-4. **Discard -> speech start**: each true discard to the first audio of the next discard announcement; p95 <=
-   500 ms. Discards never announced count as missed.
+4. **Discard -> speech start**: each true discard to the first audio of the first announcement of its tile
+   after it; p95 <= 500 ms. Discards never announced count as missed. Also given: the speaker's own share
+   (ruling -> heard), how far the watch ran behind the recording, and the p95 over the discards ruled on while
+   the watch kept up (the shared CPU not holding the table reader back).
 """
 
 from __future__ import annotations
