@@ -15,10 +15,13 @@ What a blind player hears is true, and the most important thing first:
 * **Priority.** The hand's result first (Mah Jongg, wall game: one short sentence), then an answer to her own
   key press (she asked and waits: not behind the long payments), then the payments, then calls, dead hands and
   questions to the table, then routine play (discards, "window closed", turns), then camera notices. A waiting
-  announcement goes ahead of every less important one. A sentence with more than ``INTERRUPT_REMAINING_S``
-  left to say is interrupted by an answer (unless it is one), by a discard (unless it is the result: the window
-  to call a discard is short) and by anything more important if it is long; it is said again afterwards if it
-  is still true (once; a camera notice is not said again, the display keeps showing it).
+  announcement goes ahead of every less important one. An answer (unless another answer is being said) and a
+  discard (unless the result is being said, or an answer with at most ``SHORT_ANSWER_S`` to go: the window to
+  call a discard is short, but a second is within it) cut short the sentence being said unless it is about to
+  end (``URGENT_WAIT_S``); anything more important cuts a long one with more than ``INTERRUPT_REMAINING_S``
+  left. A sentence cut short is said again afterwards if it is still true (once; a camera notice is not said
+  again, the display keeps showing it). How long a sentence takes is estimated from its text
+  (assistant.speech_timing).
 * A late announcement is worse than none: one older than ``max_delay`` is dropped (the result, questions and
   answers may wait three times as long), and when the queue is full the least important, oldest one goes.
 
@@ -44,6 +47,7 @@ from typing import Any, Protocol
 from assistant.profile import SEAT_NAMES
 from assistant.questions import question_text
 from assistant.speech_facts import Fact, Truth
+from assistant.speech_timing import spoken_seconds
 from engine.tiles import name_or_code
 
 log = logging.getLogger(__name__)
@@ -54,11 +58,18 @@ VERBOSITY_LEVEL = {"quiet": QUIET, "normal": NORMAL, "verbose": VERBOSE}
 #: table), the payments, an answer to a person's own request (she asked, and waits for it: not behind the long
 #: payments), the hand's result itself (Mah Jongg, wall game: one short sentence, before anything).
 NOTICE, ROUTINE, CALL, PAYMENTS, ANSWER, RESULT = 0, 1, 2, 3, 4, 5
-#: A more important announcement interrupts a long sentence (over ``LONG_SENTENCE_S`` to say, estimated from
-#: its words and the rate) with more than ``INTERRUPT_REMAINING_S`` left; an answer interrupts any sentence with
-#: that much left. A discard ("Bob, Five Dot") is let finish before a call; payments do not hold up an answer.
+#: A more important announcement interrupts a long sentence (over ``LONG_SENTENCE_S`` to say) with more than
+#: ``INTERRUPT_REMAINING_S`` left: a discard ("Bob, Five Dot") is let finish before a call.
 LONG_SENTENCE_S = 1.5
 INTERRUPT_REMAINING_S = 0.5
+#: An answer and a discard wait for the sentence being said only when it is about to end, within this: the table
+#: reader needs about 0.3 s to be sure of a discard, which leaves a discard only 0.2 s to be heard within 0.5 s.
+#: Cut with more left, a sentence is said again afterwards.
+URGENT_WAIT_S = 0.2
+#: A discard lets an answer to her key press finish when no more than this is left of it: she hears "West
+#: player's turn." (1.1 s) whole and the discard right after; cut, the answer came only after the discard, up to
+#: 1.8 s after her key press. A long answer (the seat winds, 4 s) is cut and said again after the discard.
+SHORT_ANSWER_S = 1.5
 
 
 @dataclass(frozen=True)
@@ -172,9 +183,10 @@ def announcement_for(ruling: Any, name: Callable[[int | None], str]) -> Announce
 
 def synth_command(engine: str, text: str, voice: str = "en-us", rate: int = 165, volume: int = 100,
                   wav: Path | None = None) -> list[str]:
-    """The synthesiser command line: to ``wav`` if given, else to the audio device."""
+    """The synthesiser command line: to ``wav`` if given, else to the audio device. espeak-ng without ``-z``
+    ends every sentence with a third of a second of silence, which held up the next one just as long."""
     if engine == "espeak-ng":
-        cmd = ["espeak-ng", "-v", voice, "-s", str(rate), "-a", str(volume)]
+        cmd = ["espeak-ng", "-z", "-v", voice, "-s", str(rate), "-a", str(volume)]
         return cmd + (["-w", str(wav)] if wav else []) + ["--", text]
     if engine == "flite":
         # flite speaks at about 165 words/min; duration_stretch scales it.
@@ -242,15 +254,18 @@ class _Process:
             self.proc.terminate()
 
 
-def _interrupts(new: Announcement, said: Announcement, length: float) -> bool:
-    """Whether ``new`` cuts short ``said`` (``length`` seconds long, with more than INTERRUPT_REMAINING_S left):
-    an answer cuts anything but another answer (she asked, now); a discard anything but the result (the window
-    to call it is short); anything more important a long sentence."""
+def _interrupts(new: Announcement, said: Announcement, length: float, left: float) -> bool:
+    """Whether ``new`` cuts short ``said`` (``length`` seconds long, ``left`` of them still to come): an answer
+    cuts anything but another answer (she asked, now) and a discard anything but the result (the window to call
+    it is short) or a short answer, unless it is about to end; anything more important cuts a long sentence with
+    a while to go."""
     if new.priority == ANSWER:
-        return said.kind != "answer"
+        return said.kind != "answer" and left > URGENT_WAIT_S
     if new.kind == "discard":
-        return said.priority < RESULT
-    return new.priority > said.priority and length > LONG_SENTENCE_S
+        if said.kind == "answer":
+            return left > SHORT_ANSWER_S
+        return said.priority < RESULT and left > URGENT_WAIT_S
+    return new.priority > said.priority and length > LONG_SENTENCE_S and left > INTERRUPT_REMAINING_S
 
 
 def _ranked(a: Announcement) -> tuple[int, float]:
@@ -356,8 +371,7 @@ class Speaker:
                 self._queue.remove(victim)
                 self.dropped += 1
             if self._speaking is not None:
-                length, left = self._left_to_say()
-                if left > INTERRUPT_REMAINING_S and _interrupts(a, self._speaking[0], length):
+                if _interrupts(a, self._speaking[0], *self._left_to_say()):
                     self._cut("interrupted", by=a)
             self._cond.notify_all()
 
@@ -378,10 +392,10 @@ class Speaker:
         self._cond.notify_all()
 
     def _left_to_say(self) -> tuple[float, float]:
-        """Seconds the sentence being said takes and still has to come, estimated from its words and the rate."""
+        """Seconds the sentence being said takes and still has to come, estimated from its text and the rate."""
         assert self._speaking is not None
         a, _, record = self._speaking
-        length = len(a.text.split()) * 60.0 / max(self.rate, 1)
+        length = spoken_seconds(a.text, self.rate)
         return length, length - (time.monotonic() - record.started)
 
     def _cut(self, why: str, by: Announcement | None = None) -> None:

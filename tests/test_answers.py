@@ -20,7 +20,7 @@ def _view():
 
 def test_answers_come_from_what_the_table_shows():
     view = _view()
-    assert ask(view, "turn") == "It is Di's turn (North)."
+    assert ask(view, "turn") == "Di's turn (North)."
     assert ask(view, "wind", seat=1) == "Bob sits South."
     assert ask(view, "wind") == "Ada sits East. Bob sits South. Cy sits West. Di sits North."
     # one Three Bam on the floor (the first was called away), two in Cy's exposure; her joker is no Three Bam
@@ -54,6 +54,6 @@ def test_seats_without_names_are_not_said_as_bare_winds():
     assert ask(view, "wind") == "No names are set: the East, South, West and North seats are called by their wind."
     assert ask(view, "wind", seat=0) == "The East seat has no player's name set: it is called the East player."
     view.apply({"kind": "turn", "t": 0.0, "seat": 3, "data": {}})
-    assert ask(view, "turn") == "It is the North player's turn."
+    assert ask(view, "turn") == "North player's turn."
     mixed = TableView(("Ada", "Bob", "Cy", "North"))
     assert ask(mixed, "wind") == "Ada sits East. Bob sits South. Cy sits West. The North seat is called by its wind."

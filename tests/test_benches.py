@@ -32,5 +32,17 @@ def test_bench_speech_listens_to_a_whole_recording():
     s = bench_speech.summary([run])
     assert run["outcome"] == "mahjong_verified" and s["mahjong"] == 1 and s["mahjong_unheard"] == 0
     assert s["discards"] == 3 and s["discard_to_speech_ms"]["max"] is not None
+    assert set(run["discard_to_speech_kept_up_ms"]) <= set(run["discard_to_speech_ms"])
     assert s["answers"] >= 2 and s["sentences_checked"] >= 5
     assert set(bench_speech.verdicts(s)) and any("ruling mahjong_verified" in line for line in run["timeline"])
+
+
+def test_bench_speech_matches_each_discard_to_its_own_announcement():
+    """A discard cut short by an answer and said again after it passed for the next discard (-468 ms)."""
+    import bench_speech
+
+    landed = [(1.0, "E"), (10.0, "1C")]
+    announced = [(1.1, "North player, East wind"), (9.8, "North player, East wind"),  # said again, after an answer
+                 (10.4, "East player, One Crak")]
+    assert [round(x) for x in bench_speech.discard_latencies(landed, announced)] == [100, 400]
+    assert bench_speech.discard_latencies([(1.0, "3B")], announced) == [None]

@@ -408,3 +408,85 @@ def test_an_answer_cut_by_a_discard_and_made_again_stays_behind_it():
     sp.close()
     assert voice.texts[:2] == ["It is Bob's turn, the answer takes a while.", "Bob, Five Dot"]
     assert "It is Cy's turn, the answer takes a while." in voice.texts
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng")
+def test_no_silence_after_the_last_word(tmp_path):
+    """espeak-ng ends a sentence with a third of a second of silence unless told not to: the next sentence (a
+    discard, an answer) waited that long behind every one."""
+    with wave.open(str(synthesize_wav("Window closed", tmp_path / "w.wav"))) as w:
+        frames = np.abs(np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.int32))
+        rate = w.getframerate()
+    last_sound = np.nonzero(frames > 300)[0][-1]
+    assert (len(frames) - last_sound) / rate < 0.05
+
+
+SENTENCES = ["Bob, Three Bam", "North player, Red Dragon", "Window closed", "It is the West player's turn.",
+             "Mah Jongg, Ada, 25, self-picked", "Ada pays 50. Bob pays 25. Di pays 25. Cy receives 100.",
+             "Please check: the camera is dropping frames", "Ada sits East. Bob sits South."]
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="needs espeak-ng")
+@pytest.mark.parametrize("rate", [120, 165, 250])
+def test_how_long_a_sentence_takes_is_near_what_espeak_ng_takes(tmp_path, rate):
+    """Counted as words at the rate, "Bob, Three Bam" was 1.1 s for espeak-ng's 1.3 s and a payments sentence
+    2.9 s for its 4.2 s: the speaker let them finish before an answer, taking them for nearly over."""
+    from assistant.speech_timing import spoken_seconds
+
+    for i, text in enumerate(SENTENCES):
+        real, _ = _wav_stats(synthesize_wav(text, tmp_path / f"{i}.wav", rate=rate))
+        assert abs(spoken_seconds(text, rate) - real) <= 0.2 * real, (text, real)
+
+
+def test_an_answer_does_not_wait_for_a_discard_with_a_while_to_go():
+    """"Bob, Three Bam" takes espeak-ng 1.3 s; taken for 1.1 s (three words), it was let finish 0.8 s in, and
+    the answer waited out its last half second (bench_speech: answers p95 1.03 s)."""
+    from assistant.speech_timing import spoken_seconds
+
+    sp, voice = _speaker(lambda text: 1.3 if text == "Bob, Three Bam" else 0.3)
+    _rule(sp, "window_opened", 1, tile="3B")
+    assert voice.wait_started()
+    time.sleep(spoken_seconds("Bob, Three Bam", sp.rate) - 0.45)
+    start = time.monotonic()
+    sp.answer(lambda: "It is Cy's turn.", "turn")
+    assert voice.wait_started(2) and voice.start_of("It is Cy's turn.") - start < 0.3
+    assert sp.drain(10)
+    sp.close()
+    assert voice.texts == ["Bob, Three Bam", "It is Cy's turn.", "Bob, Three Bam"]
+
+
+def test_a_discard_waits_only_for_a_sentence_about_to_end():
+    """The reader needs 0.3 s to be sure of a discard, so it may wait 0.2 s more at most: with 0.45 s of a
+    sentence to go it cuts it (said again after it); with less than 0.2 s it lets it finish."""
+    from assistant.speech_timing import spoken_seconds
+
+    dead = "Bob's hand is dead"
+    length = spoken_seconds(dead, 165)
+    for left, texts in ((0.45, [dead, "Di, Eight Bam", dead]), (0.05, [dead, "Di, Eight Bam"])):
+        sp, voice = _speaker(lambda text: length + 0.1 if text == dead else 0.3)
+        _rule(sp, "dead_hand", 1)
+        assert voice.wait_started()
+        time.sleep(length - left)
+        start = time.monotonic()
+        _rule(sp, "window_opened", 3, tile="8B")
+        assert voice.wait_started(2) and voice.start_of("Di, Eight Bam") - start < 0.3 + (left < 0.2) * 0.3
+        assert sp.drain(10)
+        sp.close()
+        assert voice.texts == texts
+
+
+def test_a_short_answer_is_heard_whole_before_the_discard():
+    """A key press 50 ms before a discard: the discard cut the answer before a word of it was heard, and it came
+    only after the discard, 1.8 s after the key press (bench_speech, game 110). A "who" answer takes a second;
+    the discard waits for it."""
+    answer = "West player's turn."
+    sp, voice = _speaker(lambda text: 1.1 if text == answer else 0.3)
+    start = time.monotonic()
+    sp.answer(lambda: answer, "game")
+    assert voice.wait_started()
+    time.sleep(0.05)
+    _rule(sp, "window_opened", 1, tile="4D")
+    assert sp.drain(10)
+    sp.close()
+    assert voice.texts == [answer, "Bob, Four Dot"] and not sp.log[0].cut
+    assert voice.start_of(answer) - start < 0.3

@@ -34,12 +34,14 @@ def _named(seat: dict) -> bool:
 
 
 def whose_turn(view: Any) -> str:
+    """The seat first and nothing before it ("Cy's turn (West)."): heard, the answer is over sooner and a discard
+    behind it waits less ("It is the West player's turn." took espeak-ng 1.6 s, "West player's turn." 1.1 s)."""
     if view.turn is None:
-        return "It is nobody's turn now." if view.window == "over" else "Whose turn it is is not known yet."
+        return "Nobody's turn now." if view.window == "over" else "Whose turn it is is not known yet."
     seat = view.seats[view.turn]
     if _named(seat):
-        return f"It is {seat['name']}'s turn ({seat['wind']})."
-    return f"It is the {seat['wind']} player's turn."
+        return f"{seat['name']}'s turn ({seat['wind']})."
+    return f"{seat['wind']} player's turn."
 
 
 def seat_winds(view: Any, seat: int | None = None) -> str:
