@@ -297,8 +297,6 @@ STEPS_OFF: dict[str, tuple[tuple[str, object], ...]] = {
     "close-ups from 40 px (not 29)": (("LARGE_TILE_PX", 40.0),),
     "small tiles read larger": (("SMALL_TILE_PX", 0.0),),
     "aiming at 32 px (not 26)": (("SMALL_TILE_AIM_PX", 32.0),),
-    "first reading kept from 12 px": (("FIRST_KEPT_PX", 12.0),),
-    "first reading kept from 15 px": (("FIRST_KEPT_PX", 15.0),),
 }
 
 

@@ -40,9 +40,6 @@ MIN_SIZE_TILES = 8
 #: tiles of 14 px or more there was 3-4 x faster on 1080p frames (152 of the recording's 153 face-up tiles
 #: found), but on the held-out whole-table mosaics it found 0.941 against 0.962 (haitaks 0.793 against 0.941).
 FIRST_SIDE_PX = 1024
-#: A large image's first reading is the answer where its tiles measure this much there or more (px at
-#: FIRST_SIDE_PX): the detector, trained on composed scenes of 10-60 px tiles, finds them at that size.
-FIRST_KEPT_PX = float("inf")
 #: An image where too few tiles were found to judge their size is read again at its own resolution, up to
 #: this long side, before it is taken for a close-up of one large tile.
 UNKNOWN_SIDE_PX = 2048
@@ -105,7 +102,7 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     side = tile_side(first)
     if side is not None and side * r > LARGE_TILE_PX:
         return _closer(model, frame_bgr, first, r, conf)
-    if side is not None and (side * r >= SMALL_TILE_PX or r >= 1 or (big and side * first_scale >= FIRST_KEPT_PX)):
+    if side is not None and (side * r >= SMALL_TILE_PX or r >= 1):
         return above(first, conf or usual)
     if side is None:
         scale = min(1.0, UNKNOWN_SIDE_PX / max(h, w))
