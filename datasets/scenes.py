@@ -3,13 +3,13 @@
     python -m datasets.scenes --out datasets/rendered/scenes --n 1600 --seed 11
 
 The real photos hold thousands of true tile boxes, but mostly in the few views their photographers chose. This cuts
-every face-up box of the *training* photos (and the backs the export labelled) and lays them out again as a table
+every face-up box of the *training* photos and lays them out again, with rendered backs, as a table
 shows them: discard floors of touching rows and heaps, racks of standing tiles with their rack behind, walls of
 backs, exposures, at 10-60 px, with hands and sleeves over some, and things on a table that are not tiles and must
 not be boxed: a printed card, book spines and paper with Chinese characters and digits, chips, a phone, a cup,
 coins, glare. Renders add the American faces the photos lack (Jokers, Flowers, Soaps, Western indices).
 
-Backgrounds are the training photos themselves (their own tiles keep their labels; new tiles avoid them) or
+Backgrounds are the training photos themselves (their own tiles keep their labels unless new ones cover them) or
 procedural felt, wood and cloth. Only the ``train`` split is cut from: the held-out photos stay unseen, so
 ``bench/loso.py`` stays honest for the sources the weights never saw.
 
@@ -55,9 +55,9 @@ class Crop:
     down: bool
 
 
-def real_crops(rng: np.random.Generator, min_px: int = 14) -> list[Crop]:
-    """Every face-up box of the training photos (short side ``min_px`` or more), and the backs the shipped
-    detector boxes surely there (the photos label none), each shrunk to CROP_MAX on its long side."""
+def real_crops(min_px: int = 14) -> list[Crop]:
+    """Every face-up box of the training photos (short side ``min_px`` or more), each shrunk to CROP_MAX on its
+    long side. The photos label no backs: the scenes' backs are rendered."""
     crops: list[Crop] = []
     photos = list(real_photos.photos(("train",)))
     for ph in tqdm(photos, desc="cut real tiles", unit="photo"):
@@ -190,9 +190,9 @@ class Canvas:
 
 
 def _pick(crops: list[Crop], down: bool, rng: np.random.Generator) -> np.ndarray:
-    pool = [c for c in crops if c.down == down] if down else crops
-    c = pool[int(rng.integers(len(pool)))]
-    return c.image
+    """A crop of a face-down tile or of a face-up one, as asked (a back labelled face up would teach a lie)."""
+    pool = [c for c in crops if c.down == down]
+    return pool[int(rng.integers(len(pool)))].image
 
 
 def lay_rows(cv: Canvas, crops: list[Crop], rng: np.random.Generator, side: float, down: bool = False) -> None:
@@ -371,7 +371,7 @@ def compose(crops: list[Crop], photo_folder: Path | None, rng: np.random.Generat
 
 def write(out: Path, n: int, seed: int, val: float) -> None:
     rng = np.random.default_rng(seed)
-    crops = real_crops(rng) + rendered_crops(rng)
+    crops = real_crops() + rendered_crops(rng)
     photo_folder = Path(__file__).resolve().parents[1] / "datasets" / "rendered" / "real" / "train"
     photo_folder = photo_folder if (photo_folder / "images").exists() else None
     for split in ("train", "val"):

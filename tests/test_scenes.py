@@ -94,3 +94,11 @@ def test_the_held_out_set_is_never_drawn(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(scenes, "style_for", spy)
     scenes.rendered_crops(np.random.default_rng(0), n_styles=3)
     assert used and faces.HOLDOUT_STYLE not in used
+
+
+def test_a_face_up_tile_is_never_drawn_from_a_back() -> None:
+    up, down = np.full((8, 6, 3), 200, np.uint8), np.full((8, 6, 3), 40, np.uint8)
+    crops = [scenes.Crop(up, False), scenes.Crop(down, True)]
+    rng = np.random.default_rng(1)
+    assert all(scenes._pick(crops, False, rng) is up for _ in range(50))
+    assert all(scenes._pick(crops, True, rng) is down for _ in range(50))
