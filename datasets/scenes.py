@@ -50,37 +50,45 @@ LATIN_TEXT = "0123456789 NEWSDFJ 2026 FF 1111 2222 33 44 Any Like Kong Pung Quin
 
 
 @dataclass
-class Crop:
-    image: np.ndarray   # BGR, the tile's box as seen (face up or back)
-    down: bool
+class Pool:
+    """The tiles a scene is drawn from, as seen (BGR), face up and face down apart: split once, since a scene
+    draws hundreds of them."""
+
+    up: list[np.ndarray]
+    down: list[np.ndarray]
+
+    def pick(self, down: bool, rng: np.random.Generator) -> np.ndarray:
+        """A face-down tile or a face-up one, as asked (a back labelled face up would teach a lie)."""
+        tiles = self.down if down else self.up
+        return tiles[int(rng.integers(len(tiles)))]
 
 
-def real_crops(min_px: int = 14) -> list[Crop]:
+def real_crops(min_px: int = 14) -> list[np.ndarray]:
     """Every face-up box of the training photos (short side ``min_px`` or more), each shrunk to CROP_MAX on its
     long side. The photos label no backs: the scenes' backs are rendered."""
-    crops: list[Crop] = []
+    crops: list[np.ndarray] = []
     photos = list(real_photos.photos(("train",)))
     for ph in tqdm(photos, desc="cut real tiles", unit="photo"):
         img = ph.load()
         for x1, y1, x2, y2 in ph.boxes.astype(int):
             c = img[max(y1, 0):y2, max(x1, 0):x2]
             if min(c.shape[:2]) >= min_px:
-                crops.append(Crop(_shrink(c), False))
+                crops.append(_shrink(c))
     return crops
 
 
-def rendered_crops(rng: np.random.Generator, n_styles: int = 12) -> list[Crop]:
+def rendered_crops(rng: np.random.Generator, n_styles: int = 12) -> Pool:
     """Every tile of a dozen rendered sets, on a body of the set's side colour, and their backs: the American
     faces (Jokers, Flowers, Soaps, Western indices) the real photos lack. Style 0 is never drawn: it is the set
     kept out of training to measure learning a set on."""
-    crops: list[Crop] = []
+    pool = Pool([], [])
     for s in range(1, n_styles + 1):
         style = style_for(s)
         for code in TILES:
-            crops.append(Crop(_with_body(face_image(code, style, int(rng.integers(8))), style.side_colour, rng), False))
+            pool.up.append(_with_body(face_image(code, style, int(rng.integers(8))), style.side_colour, rng))
         for _ in range(6):
-            crops.append(Crop(_with_body(back_image(style), style.back_colour, rng), True))
-    return crops
+            pool.down.append(_with_body(back_image(style), style.back_colour, rng))
+    return pool
 
 
 def _shrink(img: np.ndarray) -> np.ndarray:
@@ -189,13 +197,7 @@ class Canvas:
         return [(cls, box) for k, (box, cls, area) in enumerate(self.tiles) if seen[k] >= MIN_SEEN * area]
 
 
-def _pick(crops: list[Crop], down: bool, rng: np.random.Generator) -> np.ndarray:
-    """A crop of a face-down tile or of a face-up one, as asked (a back labelled face up would teach a lie)."""
-    pool = [c for c in crops if c.down == down]
-    return pool[int(rng.integers(len(pool)))].image
-
-
-def lay_rows(cv: Canvas, crops: list[Crop], rng: np.random.Generator, side: float, down: bool = False) -> None:
+def lay_rows(cv: Canvas, pool: Pool, rng: np.random.Generator, side: float, down: bool = False) -> None:
     """A discard floor, an exposure or a wall: rows of touching tiles at one angle, some turned end for end."""
     rows, per_row = int(rng.integers(1, 5)), int(rng.integers(3, 13))
     theta = float(rng.choice([0, 90]) + rng.normal(0, 12) if rng.random() < 0.7 else rng.uniform(0, 180))
@@ -210,23 +212,23 @@ def lay_rows(cv: Canvas, crops: list[Crop], rng: np.random.Generator, side: floa
             if rng.random() < 0.08:
                 continue
             cls_down = down or rng.random() < 0.05
-            crop = _pick(crops, cls_down, rng)
+            crop = pool.pick(cls_down, rng)
             turn = float(rng.choice([0, 180]) if rng.random() < 0.8 else rng.choice([90, 270]))
             cv.paste(crop, x, y, side * rng.uniform(0.95, 1.05), theta + turn + rng.normal(0, 3), int(cls_down))
 
 
-def lay_heap(cv: Canvas, crops: list[Crop], rng: np.random.Generator, side: float) -> None:
+def lay_heap(cv: Canvas, pool: Pool, rng: np.random.Generator, side: float) -> None:
     """Tiles pushed together in a heap, at any angle, some face down, some overlapping."""
     H, W = cv.owner.shape
     cx, cy = rng.uniform(0, W), rng.uniform(0, H)
     spread = side * rng.uniform(2, 6)
     for _ in range(int(rng.integers(4, 25))):
         down = rng.random() < 0.3
-        cv.paste(_pick(crops, down, rng), cx + rng.normal(0, spread), cy + rng.normal(0, spread),
+        cv.paste(pool.pick(down, rng), cx + rng.normal(0, spread), cy + rng.normal(0, spread),
                  side * rng.uniform(0.9, 1.1), rng.uniform(0, 360), int(down))
 
 
-def lay_rack(cv: Canvas, crops: list[Crop], rng: np.random.Generator, side: float) -> None:
+def lay_rack(cv: Canvas, pool: Pool, rng: np.random.Generator, side: float) -> None:
     """A rack seen from a seat: standing tiles in a row on a coloured rack, its pusher below them."""
     H, W = cv.owner.shape
     n = int(rng.integers(8, 15))
@@ -235,7 +237,7 @@ def lay_rack(cv: Canvas, crops: list[Crop], rng: np.random.Generator, side: floa
     colour = rng.uniform(20, 230, 3)
     cv.img[int(y0 + side * 0.6):int(y0 + side * 1.2), int(x0):int(min(W, x0 + length))] = colour
     for k in range(n):
-        cv.paste(_pick(crops, False, rng), x0 + side * 0.5 + k * side * 1.02, y0, side, rng.normal(0, 1.5), 0)
+        cv.paste(pool.pick(False, rng), x0 + side * 0.5 + k * side * 1.02, y0, side, rng.normal(0, 1.5), 0)
 
 
 def clutter(cv: Canvas, rng: np.random.Generator, side: float) -> None:
@@ -307,9 +309,8 @@ def _print(img: np.ndarray, owner: np.ndarray, rng: np.random.Generator, side: f
             text = "".join(chars[int(rng.integers(len(chars)))] for _ in range(cols))
             d.text((x0 + 3, y0 + li * size * 1.5), text, font=font, fill=ink)
     out = cv2.cvtColor(np.asarray(pil), cv2.COLOR_RGB2BGR)
-    owner[max(0, y0):min(H, y1), max(0, x0):min(W, x1)] = np.where(
-        np.any(out[max(0, y0):min(H, y1), max(0, x0):min(W, x1)] != img[max(0, y0):min(H, y1), max(0, x0):min(W, x1)],
-               axis=2), -2, owner[max(0, y0):min(H, y1), max(0, x0):min(W, x1)])
+    drawn = (slice(max(0, y0), min(H, y1)), slice(max(0, x0), min(W, x1)))
+    owner[drawn][np.any(out[drawn] != img[drawn], axis=2)] = -2     # what the print covers is no tile's
     return out
 
 
@@ -330,7 +331,7 @@ def finish(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.imdecode(enc, cv2.IMREAD_COLOR)
 
 
-def compose(crops: list[Crop], photo_folder: Path | None, rng: np.random.Generator
+def compose(pool: Pool, photo_folder: Path | None, rng: np.random.Generator
             ) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]]:
     """One scene and its labels (class, x1, y1, x2, y2 px)."""
     bg = photo_background(photo_folder, rng) if photo_folder is not None and rng.random() < 0.4 else None
@@ -350,13 +351,13 @@ def compose(crops: list[Crop], photo_folder: Path | None, rng: np.random.Generat
     for _ in range(int(rng.integers(1, 5))):
         layout = rng.random()
         if layout < 0.45:
-            lay_rows(cv, crops, rng, side)
+            lay_rows(cv, pool, rng, side)
         elif layout < 0.6:
-            lay_rows(cv, crops, rng, side, down=True)
+            lay_rows(cv, pool, rng, side, down=True)
         elif layout < 0.8:
-            lay_heap(cv, crops, rng, side)
+            lay_heap(cv, pool, rng, side)
         else:
-            lay_rack(cv, crops, rng, side)
+            lay_rack(cv, pool, rng, side)
     drawn_over_own = (free == -3) & (cv.owner != -3)
     for _ in range(int(rng.poisson(1.5))):
         clutter(cv, rng, side)
@@ -371,7 +372,8 @@ def compose(crops: list[Crop], photo_folder: Path | None, rng: np.random.Generat
 
 def write(out: Path, n: int, seed: int, val: float) -> None:
     rng = np.random.default_rng(seed)
-    crops = real_crops() + rendered_crops(rng)
+    pool = rendered_crops(rng)
+    pool.up += real_crops()
     photo_folder = Path(__file__).resolve().parents[1] / "datasets" / "rendered" / "real" / "train"
     photo_folder = photo_folder if (photo_folder / "images").exists() else None
     for split in ("train", "val"):
@@ -380,7 +382,7 @@ def write(out: Path, n: int, seed: int, val: float) -> None:
     n_val = round(n * val)
     for k in tqdm(range(n), desc="compose scenes", unit="scene"):
         split = "val" if k < n_val else "train"
-        img, labels = compose(crops, photo_folder, rng)
+        img, labels = compose(pool, photo_folder, rng)
         h, w = img.shape[:2]
         cv2.imwrite(str(out / "images" / split / f"scene-{seed}-{k:05d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
         rows = [f"{c} {(b[0] + b[2]) / 2 / w:.6f} {(b[1] + b[3]) / 2 / h:.6f} {(b[2] - b[0]) / w:.6f} "

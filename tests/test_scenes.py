@@ -67,10 +67,10 @@ def test_things_that_are_not_tiles_are_never_labelled() -> None:
 
 def test_composed_scenes_label_only_boxes_inside_the_picture() -> None:
     rng = np.random.default_rng(5)
-    crops = scenes.rendered_crops(rng, n_styles=2)
+    pool = scenes.rendered_crops(rng, n_styles=2)
     seen_down = seen_up = 0
     for _ in range(12):
-        img, labels = scenes.compose(crops, None, rng)
+        img, labels = scenes.compose(pool, None, rng)
         h, w = img.shape[:2]
         assert max(h, w) == scenes.CANVAS
         for cls, (x1, y1, x2, y2) in labels:
@@ -98,7 +98,7 @@ def test_the_held_out_set_is_never_drawn(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_a_face_up_tile_is_never_drawn_from_a_back() -> None:
     up, down = np.full((8, 6, 3), 200, np.uint8), np.full((8, 6, 3), 40, np.uint8)
-    crops = [scenes.Crop(up, False), scenes.Crop(down, True)]
+    pool = scenes.Pool([up], [down])
     rng = np.random.default_rng(1)
-    assert all(scenes._pick(crops, False, rng) is up for _ in range(50))
-    assert all(scenes._pick(crops, True, rng) is down for _ in range(50))
+    assert all(pool.pick(False, rng) is up for _ in range(50))
+    assert all(pool.pick(True, rng) is down for _ in range(50))
