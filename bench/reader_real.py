@@ -19,7 +19,7 @@ an American tile's 22.2 mm), TABLE_MM across, its corners where that square lies
 size (``--sizes``, a factor of the true one) and the top-down scale the reader detects at (``--scales``, px per
 mm: vision.region_reading.READER_PX_PER_MM) are what the figures are read against.
 
-    python bench/reader_real.py [--scales 1 1.5 2] [--sizes 0.85 1 1.15] [--json runs/reader-real.json]
+    python bench/reader_real.py [--scales 1 1.5 2] [--sizes 0.85 1 1.15] [--models DIR] [--json runs/reader-real.json]
 """
 
 from __future__ import annotations
@@ -232,8 +232,10 @@ def main() -> None:
                     help="the table's side in the camera's frame, px (default 1600: a 4K camera over an 860 mm "
                          "table, tiles about 41 px; 1000 is a 1080p camera's, tiles about 26 px)")
     ap.add_argument("--only", nargs="+", default=None, help="photos whose file names start with these")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="a folder with another tile model and its thresholds (default: the shipped one)")
     args = ap.parse_args()
-    model = TileModel.load()
+    model = TileModel.load(args.models)
     marked = [m for m in marked_photos(args.camera_px)
               if args.only is None or m.photo.path.name.startswith(tuple(args.only))]
     print(f"{len(marked)} photos; tiles {min(m.tile_px for m in marked):.0f}-{max(m.tile_px for m in marked):.0f} "

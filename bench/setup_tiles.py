@@ -3,6 +3,7 @@ on other captures of the same set (new light, new angle, new turn). Issue 32's y
 
     python bench/setup_tiles.py [--sets holdout camerash justinchan] [--captures 3] [--seeds 32 7 99] [--json F]
     python bench/setup_tiles.py --physical [--captures 3] [--json out.json]   # each real physical set in turn
+    python bench/setup_tiles.py ... --models DIR                            # another tile model, beside it
 
 Sets: ``holdout``, the rendered American style no model trained on (``datasets.synth.faces.HOLDOUT_STYLE``: its own
 Joker, Flower and Soap designs, 8 Flower designs); ``camerash``, real tile photos of camerash's held-out split
@@ -247,8 +248,10 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--backs", type=Path, help="images whose YOLO labels beside them box backs as class 1: "
                     "DIR/train/images of datasets.real_photos --export DIR, or datasets/rendered/synth/images/val")
+    ap.add_argument("--models", type=Path, default=None,
+                    help="a folder with another tile model (default: the shipped one)")
     args = ap.parse_args()
-    model = TileModel.load()
+    model = TileModel.load(args.models)
     backs = Backs(model, back_crops(args.backs)) if args.backs else None
     out = []
     names = list(physical_sets()) if args.physical else args.sets

@@ -314,6 +314,26 @@ def _print(img: np.ndarray, owner: np.ndarray, rng: np.random.Generator, side: f
     return out
 
 
+def print_boxes(n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, tuple[float, float, float, float]]]:
+    """``n`` pictures of print (book spines, a card, a manual) with a tile-shaped box on its characters, as the
+    detector boxes them on real tables: "not a tile" examples for the classifier, which carries precision where
+    the detector is lenient (on the held-out player's-eye photos most false tiles were spines read as Bams)."""
+    out: list[tuple[np.ndarray, tuple[float, float, float, float]]] = []
+    while len(out) < n:
+        side = float(np.exp(rng.uniform(np.log(20.0), np.log(60.0))))
+        img = procedural_background(256, 256, rng)
+        owner = np.full(img.shape[:2], -1, np.int32)
+        img = finish(_print(img, owner, rng, side, spine=rng.random() < 0.6), rng)
+        strokes = np.abs(cv2.Laplacian(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.CV_32F, ksize=3)) > 60
+        ys, xs = np.nonzero((owner == -2) & strokes)      # on the characters, where a detector boxes print
+        if not len(xs):
+            continue
+        k = int(rng.integers(len(xs)))
+        w, h = (side * 0.75, side) if rng.random() < 0.7 else (side, side * 0.75)
+        out.append((img, (xs[k] - w / 2, ys[k] - h / 2, xs[k] + w / 2, ys[k] + h / 2)))
+    return out
+
+
 def finish(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Glare, light, blur, sensor noise and JPEG, as a camera would add them."""
     f = img.astype(np.float32)

@@ -314,6 +314,8 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--restyle", type=float, default=0.0,
                    help="share of training crops printed as another maker's set would be (classifier_train.restyle)")
+    c.add_argument("--print-negatives", type=int, default=0,
+                   help="crops of rendered print (book spines, cards) boxed like tiles, taught as not a tile")
     c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     c.add_argument("--out", default=str(RUNS / "classifier"))
     c.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/classifier/best.pt), or "

@@ -102,3 +102,17 @@ def test_a_face_up_tile_is_never_drawn_from_a_back() -> None:
     rng = np.random.default_rng(1)
     assert all(pool.pick(False, rng) is up for _ in range(50))
     assert all(pool.pick(True, rng) is down for _ in range(50))
+
+
+def test_print_boxes_are_tile_sized_and_sit_on_printed_characters() -> None:
+    """The classifier's "not a tile" print examples: a tile-shaped box (20-60 px, a tile's 3:4 either way) whose
+    centre is on a character's stroke, not on the bare table or a blank spine, where any model says "no tile"."""
+    rng = np.random.default_rng(3)
+    found = scenes.print_boxes(12, rng)
+    assert len(found) == 12
+    for img, (x1, y1, x2, y2) in found:
+        w, h = x2 - x1, y2 - y1
+        assert 15 <= min(w, h) <= 60 and max(w, h) / min(w, h) == pytest.approx(4 / 3, rel=0.01)
+        cx, cy = int((x1 + x2) / 2), int((y1 + y2) / 2)
+        patch = img[max(0, cy - 3):cy + 4, max(0, cx - 3):cx + 4].astype(float)
+        assert patch.std() > 12      # strokes of ink under the centre, not a flat colour
