@@ -12,23 +12,20 @@ import numpy as np
 from vision.calibration import table_to_seat
 from vision.regions.state import Region, TableState
 from vision.tile_classifier import NO_FACE, crop_square
-from vision.tile_sizes import TOPDOWN_PX_PER_MM
 from vision.tracker import TileSeen
 
 SAME_TILE = 0.6           # tile widths (along a row; any way on the floor) under which two boxes are one tile
                           # (this on the floor, with a floor tile first read after a resync compared with the
                           # picture from before it: 8 HD bench games' picks 96.3 -> 100 %, invented discards 3 -> 1)
 WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may reach (racks, standing tiles)
-#: Scale (px per mm) of the top-down windows the reader detects in: the shared top-down scale (tiles about
-#: 22 x 30 px). Larger reads real tables better but the rendered games worse, so it stays until the detector is
-#: taught at the larger scale. On 13 real photos from above made into whole-table videos (bench/reader_real.py)
-#: the joined reader found, at 1 / 1.5 / 2 px/mm, 0.742 / 0.983 / 0.994 of the tiles with a 1080p-like camera and
-#: 0.740 / 0.987 / 1.000 with a 4K-like one (faces 0.988-0.991 / 0.995-0.998 / 0.998-1.000; with the table typed
-#: 15 % small, 0.869 at 1.5 and 0.994 at 2). On bench/bench_table.py's three rendered 1080p games (1,696 frames)
-#: 1 px/mm reads every event type at 100 %, 1.5 misses 2 of 12 discards and 1 of 10 picks and invents 2 events,
-#: 2 misses a third of the picks and racks and invents 7 (exposures among them). A read costs about the square of
-#: the scale.
-READER_PX_PER_MM = TOPDOWN_PX_PER_MM
+#: Scale (px per mm) of the top-down windows the reader detects in: a tile about 33 x 46 px. Real tables decide
+#: (bench/reader_real.py: 13 real photos from above made into whole-table videos, a 1080p-like camera, joined):
+#: at 1 px/mm, the scale the detector's top-down crops were drawn at (TOPDOWN_PX_PER_MM), it found 0.742 of the
+#: tiles; at 1.5, with the top-down face-up threshold lowered to what real tables ask (models/tile_model.json),
+#: 0.996, and 0.975 / 0.998 with the table typed 15 % small / large. 1.75 found no more and missed racks on the
+#: rendered games of bench/bench_table.py, which read every event at 100 % at 1.5. A read costs about the square
+#: of the scale (docs/vision.md).
+READER_PX_PER_MM = 1.5
 #: The classifier's score that turns a "face-down" floor or rack-top tile face up: likelier that tile than anything
 #: else together, "back" and "not a tile" included. Only face-up tiles lie there, so a real back is rare. With the
 #: classifier shipped 2026-11-25 one of three blank Soaps in a shown hand read 0.67-0.79 from frame to frame: at a
@@ -119,7 +116,7 @@ class RegionReading:
         """One tile-model call over the table window around ``area_mm`` (points in table mm; None: the whole
         table) of frame ``idx``: its detections and their box centres in table mm.
 
-        The model sees the window warped top-down at READER_PX_PER_MM, where a tile is always ~22 x 30 px: a
+        The model sees the window warped top-down at READER_PX_PER_MM, where a tile is always ~33 x 46 px: a
         whole-table frame shrunk to the detector's input would make tiles a few pixels wide."""
         h, w = frame.shape[:2]
         if hasattr(self.model, "detect_at"):     # the oracle (vision.oracle): true boxes of this frame

@@ -10,9 +10,9 @@ import numpy as np
 
 from vision.tile_detector import DETECTOR_SIDE, DOWNSCALE, Reading, above, lowest, median_side
 
-#: Scale of the top-down view the table reader warps its regions to before detection: a 23 x 31 mm tile is
-#: then always about 23 x 31 px, whatever the camera. The detector is trained on crops at this scale
-#: (datasets/synth/topdown.py) as well as on whole camera frames.
+#: Scale of the top-down crops the detector is trained on (datasets/synth/topdown.py) besides whole camera
+#: frames, and of the set-up sheet's view: a 23 x 31 mm tile is about 23 x 31 px. The table reader reads real
+#: tables larger (vision.region_reading.READER_PX_PER_MM).
 TOPDOWN_PX_PER_MM = 1.0
 #: The short side of a tile in the top-down view.
 TYPICAL_TILE_PX = 23.0 * TOPDOWN_PX_PER_MM

@@ -3,9 +3,10 @@
 Why: a camera that frames the whole table shows a tile at 15-25 px; the whole frame letterboxed to the
 detector's input shrinks that to 6-10 px, too small for a stride-8 detector to find, let alone separate from
 its neighbours. The reader (vision.reader) therefore warps the part of the table it reads onto the table plane
-at ``TOPDOWN_PX_PER_MM`` and detects there, where a tile always has one known size. These crops teach that
-view: a random scene from a random whole-table camera (any side, tilt up to 30 degrees, 720p to 1080p, lens
-distortion the reader does not correct), rectified with the camera's table homography, cut into square crops.
+and detects there, where a tile always has one known size (it reads at 1.5 px/mm, READER_PX_PER_MM; these crops
+are drawn at ``TOPDOWN_PX_PER_MM``, the 1 px/mm the shipped detector learnt). These crops teach that view: a
+random scene from a random whole-table camera (any side, tilt up to 30 degrees, 720p to 1080p, lens distortion
+the reader does not correct), rectified with the camera's table homography, cut into square crops.
 """
 
 from __future__ import annotations
