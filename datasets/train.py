@@ -147,7 +147,10 @@ def export(a: argparse.Namespace) -> None:
         _write_thresholds(dest, rendered)
         return
     if a.classifier_only:
-        # Nothing else reads the classifier's outputs: the detectors and the thresholds stay.
+        # Nothing else reads the classifier's outputs: the detectors and the thresholds stay (a candidate's
+        # folder gets the shipped thresholds; its detector is the shipped one unless the folder has its own).
+        if not (dest / "tile_model.json").exists():
+            shutil.copy(MODELS / "tile_model.json", dest / "tile_model.json")
         classifier_train.export_onnx(RUNS / a.cls_run / "best.pt", dest / CLASSIFIER_FILE)
         print(f"wrote {dest / CLASSIFIER_FILE}")
         return
