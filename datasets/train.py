@@ -178,7 +178,11 @@ def export(a: argparse.Namespace) -> None:
 def _write_thresholds(models: Path, rendered: Path) -> None:
     """Tune every score threshold of the model files in ``models`` (``tune_thresholds``) into its tile_model.json."""
     th = tune_thresholds(rendered / "synth", rendered / "topdown", models, rendered / "closeup")
-    (models / "tile_model.json").write_text(json.dumps(th, indent=1) + "\n")
+    path = models / "tile_model.json"
+    kept = json.loads(path.read_text()).get("reader") if path.exists() else None
+    if kept:        # chosen on real tables (bench/reader_real.py), which no rendered split can judge
+        th["reader"] = kept
+    path.write_text(json.dumps(th, indent=1) + "\n")
     print(f"thresholds (best F1 at IoU 0.5 on the validation splits): {th}")
 
 

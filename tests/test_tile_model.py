@@ -173,3 +173,30 @@ def test_close_up_thresholds_are_tuned_on_rendered_close_ups_and_loaded_with_the
     loaded = TileModel.load(folder)
     assert loaded.closeup_conf == (th["closeup"]["conf_up"], th["closeup"]["conf_down"])
     assert loaded.up_conf == th["conf_up"] and loaded.view_conf is None
+
+
+def test_the_readers_threshold_is_its_own_and_an_export_keeps_it(tmp_path, monkeypatch):
+    """The table reader's top-down views take the ``reader`` thresholds, chosen on real tables; the set-up mat's
+    views (TOPDOWN_PX_PER_MM) the ``topdown`` ones tuned on renders. An export retunes every rendered threshold
+    and keeps the reader's, which no rendered split can judge."""
+    from datasets.train import _write_thresholds
+    from models import MODELS_DIR
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for name in ("tile_detector.onnx", "tile_classifier.onnx"):
+        (folder / name).symlink_to(MODELS_DIR / name)
+    reader = {"conf_up": 0.3, "conf_down": 0.4, "up_from": "real tables"}
+    (folder / "tile_model.json").write_text(json.dumps(
+        {"conf_up": 0.5, "conf_down": 0.3, "topdown": {"conf_up": 0.6, "conf_down": 0.35}, "reader": reader}))
+    model = TileModel.load(folder)
+    assert model.reader_conf == (0.3, 0.4) and model.view_conf == (0.6, 0.35)
+    asked = []
+    monkeypatch.setattr(model, "boxes", lambda view, native, conf: asked.append(conf) or (
+        np.zeros((0, 4), np.float32), np.zeros(0, int), np.zeros(0, np.float32)))
+    view = np.zeros((64, 64, 3), np.uint8)
+    model.detect_view(view, view, np.eye(3))
+    model.detect_view(view, view, np.eye(3), conf=model.view_conf)
+    assert asked == [(0.3, 0.4), (0.6, 0.35)]
+    _write_thresholds(folder, tmp_path / "no-renders")
+    assert json.loads((folder / "tile_model.json").read_text())["reader"] == reader

@@ -70,7 +70,8 @@ def tile_boxes(model: TileModel, frame: np.ndarray, calibration: Calibration | N
     read."""
     views = find_sheets(frame)
     if views:
-        boxes = [d.box for v in views for d in model.detect_view(*top_down(frame, v)) if d.face == "up"]
+        boxes = [d.box for v in views for d in model.detect_view(*top_down(frame, v), conf=model.view_conf)
+                 if d.face == "up"]
         return boxes, min(v.tile_px for v in views), "set-up mat"
     boxes = [d.box for d in model.detect(frame) if d.face == "up"]
     markers = detect_markers(frame)

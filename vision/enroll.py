@@ -124,7 +124,7 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
     found: dict[tuple[int, int], list[tuple[tuple[float, float, float, float], str]]] = {}
     boxes_mm: dict[int, list[np.ndarray]] = {}
     for v in views:
-        for d in model.detect_view(*top_down(img, v)):
+        for d in model.detect_view(*top_down(img, v), conf=model.view_conf):
             x1, y1, x2, y2 = d.box
             mm = v.to_mat(np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
             boxes_mm.setdefault(v.sheet, []).append(np.concatenate([mm.min(axis=0), mm.max(axis=0)]))

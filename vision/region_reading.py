@@ -21,7 +21,7 @@ WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may r
 #: Scale (px per mm) of the top-down windows the reader detects in: a tile about 33 x 46 px. Real tables decide
 #: (bench/reader_real.py: 13 real photos from above made into whole-table videos, a 1080p-like camera, joined):
 #: at 1 px/mm, the scale the detector's top-down crops were drawn at (TOPDOWN_PX_PER_MM), it found 0.742 of the
-#: tiles; at 1.5, with the top-down face-up threshold lowered to what real tables ask (models/tile_model.json),
+#: tiles; at 1.5, with the reader's face-up threshold lowered to what real tables ask (`reader` in tile_model.json),
 #: 0.996, and 0.975 / 0.998 with the table typed 15 % small / large. 1.75 found no more and missed racks on the
 #: rendered games of bench/bench_table.py, which read every event at 100 % at 1.5. A read costs about the square
 #: of the scale (docs/vision.md).

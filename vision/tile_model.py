@@ -92,15 +92,19 @@ class TileModel:
     def __init__(self, detector: Path, classifier: Path, prototypes: Prototypes | None = None, threads: int = 2,
                  conf: float = 0.35, iou: float = 0.5, up_conf: float = 0.35,
                  view_conf: tuple[float, float] | None = None,
-                 closeup_conf: tuple[float, float] | None = None) -> None:
+                 closeup_conf: tuple[float, float] | None = None,
+                 reader_conf: tuple[float, float] | None = None) -> None:
         self.detector = TileDetector(detector, threads, iou)
         self.classifier = TileClassifier(classifier, threads)
         self.fixed = self.detector.fixed
         self.prototypes = prototypes
         self.classifier_id = classifier_id(classifier)
         self.conf, self.up_conf = conf, up_conf
-        #: (face up, face down) score thresholds for top-down views, tuned on those apart from whole frames
+        #: (face up, face down) score thresholds for top-down views at TOPDOWN_PX_PER_MM (the set-up mat's),
+        #: tuned on rendered top-down crops apart from whole frames
         self.view_conf = view_conf
+        #: and for the table reader's views (vision.region_reading), chosen on real tables; else ``view_conf``
+        self.reader_conf = reader_conf or view_conf
         #: and for close-up photos (``frame_boxes``), tuned on rendered close-ups; the whole-frame ones if absent
         self.closeup_conf = closeup_conf or (up_conf, conf)
 
@@ -134,7 +138,7 @@ class TileModel:
         # training candidate) never borrows the shipped one.
         model = cls(det, clf, protos, threads=threads, conf=float(th.get("conf_down", 0.35)),
                     up_conf=float(th.get("conf_up", 0.35)), iou=float(th.get("iou", 0.5)),
-                    view_conf=pair("topdown"), closeup_conf=pair("closeup"))
+                    view_conf=pair("topdown"), closeup_conf=pair("closeup"), reader_conf=pair("reader"))
         if protos is not None and protos.classifier != model.classifier_id:
             raise StaleSetError(f"{folder}: learned with another classifier than {clf} (the model was updated "
                                 "since); `mahj watch` and `mahj detect --set` remake it from its own tiles")
@@ -181,12 +185,14 @@ class TileModel:
         to ``conf`` (the thresholds for whole frames, or for close-ups, if None)."""
         return tile_sizes.frame_boxes(self, frame_bgr, conf)
 
-    def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray) -> list[Detection]:
-        """Tiles found in a top-down ``view`` of the table at TOPDOWN_PX_PER_MM (detected at that scale, not
-        rescaled), with boxes mapped back into ``frame`` by the 3x3 ``view_to_frame`` and faces read from the
-        frame, whose pixels are the camera's own (the view is resampled)."""
+    def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray,
+                    conf: tuple[float, float] | None = None) -> list[Detection]:
+        """Tiles found in a top-down ``view`` of the table (detected at its own scale, not rescaled), with boxes
+        mapped back into ``frame`` by the 3x3 ``view_to_frame`` and faces read from the frame, whose pixels are
+        the camera's own (the view is resampled). Down to ``conf``, by default the table reader's thresholds;
+        the set-up mat's views at TOPDOWN_PX_PER_MM pass ``view_conf``."""
         check_image(view)
-        vb, cls, scores = self.boxes(view, native=True, conf=self.view_conf)
+        vb, cls, scores = self.boxes(view, native=True, conf=conf or self.reader_conf)
         if len(vb):
             corners = vb[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 1, 2).astype(np.float64)
             fc = cv2.perspectiveTransform(corners, view_to_frame).reshape(-1, 4, 2)
