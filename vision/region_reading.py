@@ -22,9 +22,9 @@ WINDOW_OVERHANG_MM = 60.0 # how far past the table edge a detection window may r
 #: (bench/reader_real.py: 13 real photos from above made into whole-table videos, a 1080p-like camera, joined):
 #: at 1 px/mm, the scale the detector's top-down crops were drawn at (TOPDOWN_PX_PER_MM), it found 0.742 of the
 #: tiles; at 1.5, with the reader's face-up threshold lowered to what real tables ask (`reader` in tile_model.json),
-#: 0.996, and 0.975 / 0.998 with the table typed 15 % small / large. 1.75 found no more and missed racks on the
-#: rendered games of bench/bench_table.py, which read every event at 100 % at 1.5. A read costs about the square
-#: of the scale (docs/vision.md).
+#: 0.996, and 0.975 / 0.998 with the table typed 15 % small / large. 1.75 found 1.000 but missed racks and
+#: discards on the rendered games of bench/bench_table.py, which read every event at 100 % at 1.5. A read costs
+#: about the square of the scale (docs/vision.md).
 READER_PX_PER_MM = 1.5
 #: The classifier's score that turns a "face-down" floor or rack-top tile face up: likelier that tile than anything
 #: else together, "back" and "not a tile" included. Only face-up tiles lie there, so a real back is rare. With the
