@@ -43,9 +43,11 @@ def camerash_code(label_name: str) -> str:
 
 
 #: Labels the collection gets wrong, by file name: 350.jpg is labelled dots-8 but shows nine dots and a 9 in its
-#: corner (found looking at the weakest kinds of bench/setup_tiles.py --physical). The split lists are drawn from
-#: the labels as published, so the fix moves no photo between train and test.
-CAMERASH_FIXES = {"350.jpg": "9D"}
+#: corner, 133.jpg is labelled characters-8 but shows eight Dots (both found looking at the weakest kinds of
+#: bench/setup_tiles.py --physical; every crop the shipped classifier reads otherwise at 0.8 or more was looked at
+#: by eye, and these two are the only wrong labels). The split lists are drawn from the labels as published, so
+#: the fixes move no photo between train and test.
+CAMERASH_FIXES = {"350.jpg": "9D", "133.jpg": "8D"}
 
 
 def camerash_items(root: Path = CAMERASH, fixed: bool = True) -> list[tuple[str, str]]:
