@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -137,21 +138,31 @@ def stale_at(source: Any, later: list[tuple[float, Any]]) -> float | None:
     return next((t for t, r in later if r.kind in ends), None)
 
 
+def first_of_each(landed: list[tuple[float, str]], later: list[tuple[float, Any]],
+                  same: Callable[[Any, str], bool]) -> list[int | None]:
+    """For each discard landing (time, tile), in order, the index of the first entry of ``later`` (time, what)
+    from half a second before it on that is about the same tile (``same(what, tile)``) and not taken by an
+    earlier discard; None where there is none."""
+    found: list[int | None] = []
+    used: set[int] = set()
+    for t_landed, tile in landed:
+        i = next((i for i, (t, what) in enumerate(later) if i not in used and t >= t_landed - 0.5
+                  and same(what, tile)), None)
+        if i is not None:
+            used.add(i)
+        found.append(i)
+    return found
+
+
 def discard_latencies(landed: list[tuple[float, str]], announced: list[tuple[float, str]]) -> list[float | None]:
     """Milliseconds from each discard landing (time, tile) to the first announcement heard of its tile (time,
     text), in order; None for one never announced. Matched by tile: a discard cut short and said again later
     must not pass for the next one (it did: -468 ms)."""
     from engine.tiles import spoken_name
 
-    latencies: list[float | None] = []
-    used: set[int] = set()
-    for t_landed, tile in landed:
-        match = next((i for i, (t, text) in enumerate(announced) if i not in used and t >= t_landed - 0.5
-                      and text.endswith(f", {spoken_name(tile)}")), None)
-        if match is not None:
-            used.add(match)
-        latencies.append(None if match is None else (announced[match][0] - t_landed) * 1000)
-    return latencies
+    found = first_of_each(landed, announced, lambda text, tile: text.endswith(f", {spoken_name(tile)}"))
+    return [None if i is None else (announced[i][0] - t_landed) * 1000
+            for (t_landed, _), i in zip(landed, found, strict=True)]
 
 
 def turn_at(t: float, turns: list[tuple[float, int | None]]) -> int | None:
@@ -288,15 +299,14 @@ def run_recording(video: Path, model: bool, press_every: float) -> dict:
     latencies, missed = [x for x in each if x is not None], sum(1 for x in each if x is None)
     # the same over the discards the watch ruled on while keeping up with the recording (within KEPT_UP_MS of
     # it): what speech gives where the shared CPU was not holding the table reader back
-    rulings = [(t, name_or_code((r.data or {}).get("tile")), t - (source.t0 + table_t[id(r)]))
-               for t, r in sent if r.kind == "window_opened"]
-    kept_up, used = [], set()
-    for (t_landed, tile), ms in zip(landed, each, strict=True):
-        i = next((i for i, (t, said, _) in enumerate(rulings) if i not in used and t >= t_landed - 0.5
-                  and said == name_or_code(tile)), None)
-        if i is not None:
-            used.add(i)
-            if ms is not None and rulings[i][2] * 1000 <= KEPT_UP_MS:
+    rulings = [(t, r) for t, r in sent if r.kind == "window_opened"]
+    ruled_on = first_of_each(landed, rulings,
+                             lambda r, tile: name_or_code((r.data or {}).get("tile")) == name_or_code(tile))
+    kept_up = []
+    for i, ms in zip(ruled_on, each, strict=True):
+        if i is not None and ms is not None:
+            t, r = rulings[i]
+            if (t - (source.t0 + table_t[id(r)])) * 1000 <= KEPT_UP_MS:
                 kept_up.append(round(ms, 1))
     # the speaker's own share: the discard's ruling sent -> its sentence heard
     ruled = [(t, name_or_code((r.data or {}).get("tile"))) for t, r in sent if r.kind == "window_opened"]
