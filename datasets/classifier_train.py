@@ -248,18 +248,6 @@ def print_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarra
     return (np.stack(xs) if xs else np.zeros((0, size, size, 3), np.uint8)), np.full(len(xs), NOT_A_TILE, np.int64)
 
 
-def glyph_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` crops of character tiles drawn in random hands (datasets.scenes.glyph_boxes), with their kinds."""
-    from .scenes import glyph_boxes
-
-    size = CLASSIFIER_SIZE + PAD
-    xs, ys = [], []
-    for img, box, code in tqdm(glyph_boxes(n, rng), desc="glyph crops", unit="crop"):
-        xs.append(crop_square(img, box, size, size / CLASSIFIER_SIZE))
-        ys.append(INDEX[code])
-    return (np.stack(xs) if xs else np.zeros((0, size, size, 3), np.uint8)), np.array(ys, np.int64)
-
-
 def train(a: argparse.Namespace) -> None:
     rng, out = start_run(a.threads, a.seed, a.out)
     real_train, real_val = (Path(p) if p else None for p in (a.real, a.real_val))
@@ -269,14 +257,13 @@ def train(a: argparse.Namespace) -> None:
         xc, yc = camerash_train_crops() if real.CAMERASH.exists() else (xs[:0], ys[:0])
         xr, yr = real_crops(real_train, rng) if real_train else (xs[:0], ys[:0])
         xp, yp = print_crops(a.print_negatives, rng)
-        xg, yg = glyph_crops(a.glyph_faces, rng)
         xv, yv = synth_crops(Path(a.synth), "val", rng, a.limit)
         xrv, yrv = real_crops(real_val, rng) if real_val else (xv, yv)
-        return {"xt": np.concatenate([xs, xp, xg] + [xc] * 4 + [xr] * a.real_repeat),
-                "yt": np.concatenate([ys, yp, yg] + [yc] * 4 + [yr] * a.real_repeat), "xv": xv, "yv": yv,
+        return {"xt": np.concatenate([xs, xp] + [xc] * 4 + [xr] * a.real_repeat),
+                "yt": np.concatenate([ys, yp] + [yc] * 4 + [yr] * a.real_repeat), "xv": xv, "yv": yv,
                 "xrv": xrv, "yrv": yrv}
 
-    z = cached(out / f"crops-{a.limit or 'all'}-print{a.print_negatives}-glyph{a.glyph_faces}.npz", crops)
+    z = cached(out / f"crops-{a.limit or 'all'}-print{a.print_negatives}.npz", crops)
     xt, yt, xv, yv, xrv, yrv = (z[k] for k in ("xt", "yt", "xv", "yv", "xrv", "yrv"))
     print(f"train crops {len(xt)}, val crops {len(xv)} rendered, {len(xrv)} real; per class min "
           f"{np.bincount(yt).min()}")

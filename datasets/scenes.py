@@ -334,27 +334,6 @@ def print_boxes(n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, tupl
     return out
 
 
-def glyph_boxes(n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, tuple[float, float, float, float], str]]:
-    """``n`` pictures of a character tile (Crak, wind or dragon) drawn in a random hand
-    (datasets.synth.glyph_faces), in a row between two others on a table, finished as a camera would: the
-    middle tile's box and kind. None where the CJK fonts are missing."""
-    from .synth.glyph_faces import GLYPH_CODES, available, glyph_face
-
-    out: list[tuple[np.ndarray, tuple[float, float, float, float], str]] = []
-    for _ in range(n if available() else 0):
-        codes = [GLYPH_CODES[int(rng.integers(len(GLYPH_CODES)))] for _ in range(3)]
-        side_colour = tuple(int(c) for c in rng.uniform(30, 240, 3))
-        side = float(np.exp(rng.uniform(np.log(18.0), np.log(60.0))))
-        cv = Canvas(procedural_background(160, 220, rng))
-        gap, angle = side * rng.uniform(1.0, 1.15), rng.normal(0, 3)
-        for k, code in enumerate(codes):
-            cv.paste(_with_body(glyph_face(code, rng), side_colour, rng), 110 + (k - 1) * gap, 80, side, angle,
-                     1 if k == 1 else None)
-        box = cv.tiles[0][0]
-        out.append((finish(cv.img, rng), tuple(float(v) for v in box), codes[1]))
-    return out
-
-
 def finish(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Glare, light, blur, sensor noise and JPEG, as a camera would add them."""
     f = img.astype(np.float32)

@@ -323,9 +323,6 @@ def main(argv: list[str] | None = None) -> None:
                    help="share of training crops printed as another maker's set would be (classifier_train.restyle)")
     c.add_argument("--print-negatives", type=int, default=0,
                    help="crops of rendered print (book spines, cards) boxed like tiles, taught as not a tile")
-    c.add_argument("--glyph-faces", type=int, default=0,
-                   help="crops of Crak, wind and dragon faces drawn from CJK fonts in random hands "
-                        "(datasets.synth.glyph_faces)")
     c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")
     c.add_argument("--out", default=str(RUNS / "classifier"))
     c.add_argument("--init", default=None, help="start from this checkpoint (e.g. runs/classifier/best.pt), or "
