@@ -81,3 +81,107 @@ def test_two_boxes_closer_than_a_tile_on_the_floor_are_one_tile(apart_mm, tiles)
     reader = TableReader(cal, Boxes(cal, [(450.0, 450.0, "up", "5D"), (450.0 + apart_mm, 450.0, "up", "5D")]))
     seen = reader.reading.read(np.full((640, 700, 3), 120, np.uint8), [reader.regions["floor"]], 0, 0.0)
     assert len(seen["floor"]) == tiles
+
+
+class _SeeingViewModel:
+    """A tile model that reports every tile of ``tiles`` (table mm) inside the view it is given, except those in
+    ``blind``, and keeps the size of each view of the floor's middle (the part only the floor covers)."""
+
+    def __init__(self, cal, tiles):
+        self.cal, self.tiles, self.blind, self.views = cal, tiles, set(), []
+
+    def detect_view(self, view, frame, view_to_frame):
+        from vision.oracle import OracleDetection
+
+        self.views.append(view.shape[:2])
+        to_view = np.linalg.inv(view_to_frame)
+        out = []
+        for x, y, face, tile in self.tiles:
+            if (x, y) in self.blind:
+                continue
+            (u, v), = self.cal.to_image(np.array([[x, y]]))
+            vx, vy = cv2.perspectiveTransform(np.float64([[[u, v]]]), to_view)[0, 0]
+            if 0 <= vx < view.shape[1] and 0 <= vy < view.shape[0]:
+                out.append(OracleDetection((u - 7, v - 10, u + 7, v + 10), face, tile))
+        return out
+
+
+def _floor_only_reader(tiles):
+    from vision.reader import TableReader
+
+    cal = plain_calibration()
+    cal.bands_fitted = True
+    model = _SeeingViewModel(cal, tiles)
+    reader = TableReader(cal, model, heal_every_s=1000.0)
+    return cal, model, reader
+
+
+def _show(reader, cal, tiles, frames, start):
+    from reader_kit import table_image
+
+    rng = np.random.default_rng(start)
+    for k in range(frames):
+        img = table_image(cal, tiles)
+        reader.process(np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8), start + k,
+                       (start + k) / 30)
+
+
+FLOOR = [(200.0 + 250 * i, 200.0 + 500 * j, "up", code) for i, j, code in
+         [(0, 0, "3B"), (1, 0, "5D"), (2, 0, "N"), (0, 1, "RD"), (1, 1, "7C"), (2, 1, "F")]]
+
+
+def _whole_floor_px(cal):
+    """Pixels of the view of the whole floor alone (its band and the reader's margin of 1.5 tile lengths)."""
+    from vision.region_reading import READER_PX_PER_MM as S
+
+    floor = cal.band("floor").polygon(cal.layout.size_mm)
+    h, w = np.round(S * (floor.max(axis=0) - floor.min(axis=0) + 3 * cal.layout.tile_h_mm))
+    return h * w
+
+
+def test_a_discard_is_read_where_the_floor_changed_and_the_floors_other_tiles_stand():
+    """After a discard the floor is read over the part that changed (and a tile length around it), not the
+    whole floor: a read of the whole floor at READER_PX_PER_MM was most of a change-driven frame's time. The
+    floor's tiles elsewhere keep their committed reading, even where the model would now miss one."""
+    cal, model, reader = _floor_only_reader(FLOOR)
+    _show(reader, cal, FLOOR, 40, 0)
+    assert sorted(t.tile for t in reader.tiles("floor")) == sorted(c for *_, c in FLOOR)
+    model.views.clear()
+    model.blind = {(700.0, 700.0)}            # far from the discard: a full read would lose the Flower
+    thrown = (450.0, 450.0, "up", "WD")
+    model.tiles = FLOOR + [thrown]
+    _show(reader, cal, FLOOR + [thrown], 30, 40)
+    assert sorted(t.tile for t in reader.tiles("floor")) == sorted([c for *_, c in FLOOR] + ["WD"])
+    assert model.views and max(h * w for h, w in model.views) < 0.2 * _whole_floor_px(cal)
+
+
+def test_a_change_over_most_of_the_floor_reads_all_of_it():
+    """Tiles pushed about all over the floor (or a sleeve dragged across it) are no discard to look around:
+    the whole floor is read, and a tile the model no longer sees there is gone."""
+    cal, model, reader = _floor_only_reader(FLOOR)
+    _show(reader, cal, FLOOR, 40, 0)
+    model.views.clear()
+    moved = [(x + 15, y + 20, face, code) for x, y, face, code in FLOOR]
+    model.tiles = moved
+    model.blind = {(moved[-1][0], moved[-1][1])}
+    _show(reader, cal, moved, 30, 40)
+    assert model.views and max(h * w for h, w in model.views) == pytest.approx(_whole_floor_px(cal), rel=0.01)
+    assert sorted(t.tile for t in reader.tiles("floor")) == sorted(c for *_, c in moved[:-1])
+
+
+def test_an_arm_that_leaves_the_floor_as_it_was_reads_none_of_it():
+    """An arm reaching over the floor marks it to be read; once the arm is gone and the floor looks as it did
+    when its tiles were committed, none of it is read again (the heal timer re-reads it in its turn)."""
+    from reader_kit import table_image
+
+    cal, model, reader = _floor_only_reader(FLOOR)
+    _show(reader, cal, FLOOR, 40, 0)
+    model.views.clear()
+    model.blind = {(450.0, 200.0)}
+    rng = np.random.default_rng(3)
+    for k in range(40, 80):
+        img = table_image(cal, FLOOR, arm=((330, 639), (340, 330)) if k < 50 else None)
+        reader.process(np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8), k, k / 30)
+    assert reader.regions["floor"].needs_read is False
+    assert sorted(t.tile for t in reader.tiles("floor")) == sorted(c for *_, c in FLOOR)
+    assert all(h * w < 0.5 * _whole_floor_px(cal) for h, w in model.views)

@@ -122,7 +122,7 @@ class TableReader:
 
         to_read = self._regions_to_read(top, frame, frame_index, t)
         if to_read:
-            readings = self.reading.read(frame, to_read, frame_index, t)
+            readings = self.reading.read(frame, to_read, frame_index, t, top)
             for r in to_read:
                 out += self._take_reading(r, readings[r.name], top, frame, frame_index, t)
         out += self.rack_counts.check(exp.rack_counts, frame_index, t)

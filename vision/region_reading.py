@@ -1,5 +1,6 @@
 """Which tiles the tile model sees in each region of a frame: one model call over the window the regions
-cover, its tiles sorted into the regions, backs on the floor and rack tops read again, twin boxes merged."""
+cover (of the floor, only the part that changed), its tiles sorted into the regions, backs on the floor and rack
+tops read again, twin boxes merged."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import table_to_seat
+from vision.change import MM_PER_PX
 from vision.regions.state import Region, TableState
 from vision.tile_classifier import NO_FACE, crop_square
 from vision.tracker import TileSeen
@@ -31,6 +33,14 @@ READER_PX_PER_MM = 1.5
 #: classifier shipped 2026-11-25 one of three blank Soaps in a shown hand read 0.67-0.79 from frame to frame: at a
 #: cut of 0.7 that hand went unread (bench/bench_table.py, models/README.md).
 BACK_READ_SURE = 0.5
+#: A floor read after a change looks at the part of the floor whose picture changed since its tiles were last
+#: committed, this many tile lengths around it, and keeps the committed tiles elsewhere: the whole floor at 1.5
+#: px/mm cost 220-300 ms a read, most of a change-driven frame's time (docs/vision.md). A read to resync or heal
+#: reads it all, so what a partial read could miss is caught on the heal timer.
+AROUND_CHANGE_TILES = 1.0
+#: A change over more than this share of the floor (tiles pushed about, a sleeve dragged across) reads it all.
+PARTIAL_MAX_SHARE = 0.5
+_SPECK = np.ones((3, 3), np.uint8)
 
 
 class Detector(Protocol):
@@ -48,23 +58,27 @@ class RegionReading:
         self.model = model
         self.stats = stats
 
-    def read(self, frame: np.ndarray, regions: Sequence[Region], idx: int, t: float) -> dict[str, list[TileSeen]]:
+    def read(self, frame: np.ndarray, regions: Sequence[Region], idx: int, t: float,
+             top: np.ndarray | None = None) -> dict[str, list[TileSeen]]:
         """Run the tile model once over the part of the table these regions cover and sort its tiles into them.
         Change-driven work saves twice: a quiet table calls the model only to heal (every ``heal_every_s``),
-        and a call looks only at the window around the regions that changed."""
+        and a call looks only at the window around the regions that changed; of the floor, given the coarse
+        top-down view ``top`` (vision.change), only at the part that changed (``changed_window``)."""
         cal = self.table.cal
-        bands = [cal.band(r.name).polygon(cal.layout.size_mm) for r in regions]
-        dets, table = self.detect(frame, idx, np.vstack(bands))
+        size = cal.layout.size_mm
+        windows = {r.name: self.changed_window(r, top) for r in regions}
+        areas = [cal.band(r.name).polygon(size) if windows[r.name] is None else _corners(windows[r.name])
+                 for r in regions if windows[r.name] != ()]
+        dets, table = self.detect(frame, idx, np.vstack(areas)) if areas else ([], np.zeros((0, 2)))
         self.stats["regions_read"] += len(regions)
         out: dict[str, list[TileSeen]] = {r.name: [] for r in regions}
-        if not dets:
-            return out
-        size = cal.layout.size_mm
         reading = {r.name for r in regions}
         backs: list[tuple[str, int, Any]] = []      # face-down tiles where only face-up ones lie
         for d, (x, y) in zip(dets, table, strict=True):
             for r in regions:
                 if self._holds(r, d.face, x, y, size):
+                    if not _inside(windows[r.name], x, y):
+                        break       # the floor outside the part that changed: its committed tiles stand
                     if d.face == "down" and r.kind in ("floor", "rack_top"):
                         backs.append((r.name, len(out[r.name]), d.box))
                     up = d.face == "up"
@@ -74,14 +88,38 @@ class RegionReading:
             else:
                 if d.face == "up":       # a rack top not being read whose tiles show over a slope: read it too
                     for seat in range(4):
-                        top = self.table.regions[f"rack_top{seat}"]
-                        if top.name not in reading and not top.needs_read and self._holds(top, "up", x, y, size):
-                            top.needs_read, top.change_start_t = True, t
+                        top_r = self.table.regions[f"rack_top{seat}"]
+                        if top_r.name not in reading and not top_r.needs_read and self._holds(top_r, "up", x, y, size):
+                            top_r.needs_read, top_r.change_start_t = True, t
         if backs and hasattr(self.model, "classify"):
             self._read_backs(frame, backs, out)
         for r in regions:
+            if windows[r.name] is not None:
+                out[r.name] += [TileSeen(tr.x, tr.y, tr.face, tr.tile, tr.confidence, tr.confidence, alts=tr.alts)
+                                for tr in r.tracks.tracks if not _inside(windows[r.name], tr.x, tr.y)]
             out[r.name] = self._one_each(r.seat, out[r.name])
         return out
+
+    def changed_window(self, r: Region, top: np.ndarray | None) -> tuple[float, ...] | None:
+        """The part of the floor to read (x0, y0, x1, y1 table mm): where the coarse view ``top`` differs from
+        its picture at the last commit, AROUND_CHANGE_TILES tile lengths around; () where nothing differs (an
+        arm passed over and left the floor as it was: its committed tiles stand); None to read the whole region
+        (not the floor, a resync or a heal, no picture yet, or a change over PARTIAL_MAX_SHARE)."""
+        v = self.table.watch.views.get(r.name)
+        if r.kind != "floor" or r.silent or r.healing or top is None or v is None or v.ref is None:
+            return None
+        x0, y0, x1, y1 = v.rect
+        changed = cv2.morphologyEx((cv2.absdiff(top[y0:y1, x0:x1], v.ref) > self.table.watch.delta)
+                                   .astype(np.uint8), cv2.MORPH_OPEN, _SPECK)
+        ys, xs = np.nonzero(changed)
+        if not len(xs):
+            return ()
+        margin = AROUND_CHANGE_TILES * self.table.cal.layout.tile_h_mm
+        wx0, wy0 = (x0 + xs.min()) * MM_PER_PX - margin, (y0 + ys.min()) * MM_PER_PX - margin
+        wx1, wy1 = (x0 + xs.max() + 1) * MM_PER_PX + margin, (y0 + ys.max() + 1) * MM_PER_PX + margin
+        if (wx1 - wx0) * (wy1 - wy0) > PARTIAL_MAX_SHARE * v.area * MM_PER_PX**2:
+            return None
+        return wx0, wy0, wx1, wy1
 
     def _read_backs(self, frame: np.ndarray, backs: list[tuple[str, int, Any]], out: dict[str, list[TileSeen]]
                     ) -> None:
@@ -167,3 +205,14 @@ class RegionReading:
         if r.kind == "rack_top" and face == "up":
             return cal.band(f"slope{b.seat}").v[0] <= v <= b.v[1]
         return b.v[0] <= v <= b.v[1]
+
+
+def _inside(window: tuple[float, ...] | None, x: float, y: float) -> bool:
+    """Whether table point (x, y) lies in ``window`` (None: everywhere; (): nowhere)."""
+    return window is None or (bool(window) and window[0] <= x <= window[2] and window[1] <= y <= window[3])
+
+
+def _corners(window: tuple[float, ...]) -> np.ndarray:
+    """A window's four corners (table mm), as a band's polygon gives them."""
+    x0, y0, x1, y1 = window
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
