@@ -185,10 +185,12 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     return best_t
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 0.0) -> torch.Tensor:
+def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 0.0, any_angle: float = 0.0
+            ) -> torch.Tensor:
     """Random shift/scale crop to CLASSIFIER_SIZE, quarter turns, colour gain, blur, and now and then a crop seen
     at 14-30 px and scaled back up: a camera framing the whole table shows a tile at 15-25 px, and the reader
-    scales that up to the input size; -> NCHW float 0..255."""
+    scales that up to the input size; -> NCHW float 0..255. A share ``any_angle`` is turned by any angle and
+    shrunk as the runtime's square crop around a turned tile's upright box shows it (a discard lies any way)."""
     n, big = batch.shape[0], batch.shape[1]
     s = CLASSIFIER_SIZE
     out = np.empty((n, s, s, 3), np.float32)
@@ -197,6 +199,12 @@ def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 
         side = min(big, s * scale)
         x0, y0 = rng.uniform(0, big - side, 2)
         m = np.array([[s / side, 0, -x0 * s / side], [0, s / side, -y0 * s / side]], np.float32)
+        if rng.random() < any_angle:
+            a = rng.uniform(0, 360)
+            c, sn = abs(np.cos(np.radians(a))), abs(np.sin(np.radians(a)))
+            grow = max(0.75 * c + sn, 0.75 * sn + c)     # a 3:4 tile's upright box, turned, over its long side
+            turn = cv2.getRotationMatrix2D((s / 2, s / 2), a, 1 / grow)
+            m = (np.vstack([turn, [0, 0, 1]]) @ np.vstack([m, [0, 0, 1]]))[:2].astype(np.float32)
         im = cv2.warpAffine(batch[i], m, (s, s), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         k = int(rng.integers(4))
         if k:
@@ -280,7 +288,8 @@ def train(a: argparse.Namespace) -> None:
             freeze(net)
         for g in opt.param_groups:
             g["lr"] = peak * rate
-        loss = loss_fn(net(augment(xt[idx], rng, a.restyle).to(dev) / 255.0), torch.from_numpy(yt[idx]).to(dev))
+        x = augment(xt[idx], rng, a.restyle, a.any_angle).to(dev) / 255.0
+        loss = loss_fn(net(x), torch.from_numpy(yt[idx]).to(dev))
         opt.zero_grad()
         loss.backward()
         opt.step()
