@@ -75,11 +75,24 @@ class Table:
 
 
 class ViewModel:
-    """A tile model that keeps the top-down views the reader gives it and finds nothing."""
+    """A tile model that keeps the top-down views the reader gives it and reports the ``tiles`` (x, y, face, tile
+    in table mm, seen by the camera of ``cal``) that lie inside each view, but those in ``blind``: none unless
+    told."""
 
-    def __init__(self):
-        self.views = []
+    def __init__(self, cal=None, tiles=()):
+        self.cal, self.tiles, self.blind, self.views = cal, list(tiles), set(), []
 
     def detect_view(self, view, frame, view_to_frame):
+        from vision.oracle import OracleDetection
+
         self.views.append((view, view_to_frame))
-        return []
+        to_view = np.linalg.inv(view_to_frame)
+        out = []
+        for x, y, face, tile in self.tiles:
+            if (x, y) in self.blind:
+                continue
+            (u, v), = self.cal.to_image(np.array([[x, y]]))
+            vx, vy = cv2.perspectiveTransform(np.float64([[[u, v]]]), to_view)[0, 0]
+            if 0 <= vx < view.shape[1] and 0 <= vy < view.shape[0]:
+                out.append(OracleDetection((u - 7, v - 10, u + 7, v + 10), face, tile))
+        return out

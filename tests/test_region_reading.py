@@ -83,27 +83,8 @@ def test_two_boxes_closer_than_a_tile_on_the_floor_are_one_tile(apart_mm, tiles)
     assert len(seen["floor"]) == tiles
 
 
-class _SeeingViewModel:
-    """A tile model that reports every tile of ``tiles`` (table mm) inside the view it is given, except those in
-    ``blind``, and keeps the size of each view of the floor's middle (the part only the floor covers)."""
-
-    def __init__(self, cal, tiles):
-        self.cal, self.tiles, self.blind, self.views = cal, tiles, set(), []
-
-    def detect_view(self, view, frame, view_to_frame):
-        from vision.oracle import OracleDetection
-
-        self.views.append(view.shape[:2])
-        to_view = np.linalg.inv(view_to_frame)
-        out = []
-        for x, y, face, tile in self.tiles:
-            if (x, y) in self.blind:
-                continue
-            (u, v), = self.cal.to_image(np.array([[x, y]]))
-            vx, vy = cv2.perspectiveTransform(np.float64([[[u, v]]]), to_view)[0, 0]
-            if 0 <= vx < view.shape[1] and 0 <= vy < view.shape[0]:
-                out.append(OracleDetection((u - 7, v - 10, u + 7, v + 10), face, tile))
-        return out
+def _largest_view_px(model):
+    return max(v.shape[0] * v.shape[1] for v, _ in model.views)
 
 
 def _floor_only_reader(tiles):
@@ -111,7 +92,7 @@ def _floor_only_reader(tiles):
 
     cal = plain_calibration()
     cal.bands_fitted = True
-    model = _SeeingViewModel(cal, tiles)
+    model = ViewModel(cal, tiles)
     reader = TableReader(cal, model, heal_every_s=1000.0)
     return cal, model, reader
 
@@ -152,7 +133,7 @@ def test_a_discard_is_read_where_the_floor_changed_and_the_floors_other_tiles_st
     model.tiles = FLOOR + [thrown]
     _show(reader, cal, FLOOR + [thrown], 30, 40)
     assert sorted(t.tile for t in reader.tiles("floor")) == sorted([c for *_, c in FLOOR] + ["WD"])
-    assert model.views and max(h * w for h, w in model.views) < 0.2 * _whole_floor_px(cal)
+    assert model.views and _largest_view_px(model) < 0.2 * _whole_floor_px(cal)
 
 
 def test_a_change_over_most_of_the_floor_reads_all_of_it():
@@ -165,7 +146,7 @@ def test_a_change_over_most_of_the_floor_reads_all_of_it():
     model.tiles = moved
     model.blind = {(moved[-1][0], moved[-1][1])}
     _show(reader, cal, moved, 30, 40)
-    assert model.views and max(h * w for h, w in model.views) == pytest.approx(_whole_floor_px(cal), rel=0.01)
+    assert model.views and _largest_view_px(model) == pytest.approx(_whole_floor_px(cal), rel=0.01)
     assert sorted(t.tile for t in reader.tiles("floor")) == sorted(c for *_, c in moved[:-1])
 
 
@@ -184,4 +165,4 @@ def test_an_arm_that_leaves_the_floor_as_it_was_reads_none_of_it():
         reader.process(np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8), k, k / 30)
     assert reader.regions["floor"].needs_read is False
     assert sorted(t.tile for t in reader.tiles("floor")) == sorted(c for *_, c in FLOOR)
-    assert all(h * w < 0.5 * _whole_floor_px(cal) for h, w in model.views)
+    assert all(v.shape[0] * v.shape[1] < 0.5 * _whole_floor_px(cal) for v, _ in model.views)
