@@ -232,15 +232,10 @@ class TableReader:
         """Count a region's reading once ``stable_reads`` agree, commit it, and turn the difference into
         moves (unless the region is being resynced or healed, or the camera, not the tiles, moved)."""
         tol = 0.5 * self.cal.layout.tile_w_mm
-        # A wall stands face down. A face-up tile seen on it is one carried over it in a hand, or the edge of a
-        # sleeve taken for one: the wall under it is hidden, and this is no reading of it (rendered HD game 906:
-        # a dark sleeve over the middle of a wall, read as two face-up tiles and one gone, made a pick).
-        hidden = r.kind == "wall" and any(s.face == "up" for s in reading)
-        if hidden or (r.readings and not same_reading(r.readings[-1], reading, tol, codes=False)):
+        if r.readings and not same_reading(r.readings[-1], reading, tol, codes=False):
             r.readings = []
             r.reads_without_agreement += 1
-        if not hidden:
-            r.readings.append(reading)
+        r.readings.append(reading)
         if len(r.readings) < self.stable_reads:
             if r.reads_without_agreement > 3 * self.fps:
                 r.reads_without_agreement = 0

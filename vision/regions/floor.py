@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from vision import events as ev
-from vision.regions.state import Region, TableState
+from vision.regions.state import CHANGED_UNDER, Region, TableState
 from vision.tracker import ALTS, Diff
 
 DISCARD_SURE = 0.75       # a discard read less surely is also asked about: a wrong tile means a wrong claim
                           # (every wrong discard tile the model read in the eight HD bench games scored under it)
 SURE_CODE = 0.8           # a floor tile's code this sure that reading another there means a tile thrown onto it
-CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a floor tile to be newly put there
 
 
 class FloorRules:

@@ -14,6 +14,7 @@ from vision.change import MM_PER_PX, ChangeWatcher
 from vision.regions.turns import Turns
 from vision.tracker import RegionTracks, TileSeen, Track
 
+CHANGED_UNDER = 0.25      # share of a tile's footprint that must differ for a tile to have been put or taken there
 TOUCH_MEMORY = 64         # frames of touch kept per region, well over camera_health.ONSET_S at any camera rate
 
 
