@@ -32,46 +32,43 @@ def test_picks_name_the_wall_end_as_its_owner_sees_it():
                                                      (0, "left")]
 
 
+EAST_WALL = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]      # East's wall, 127 mm in
+
+
+def wall_events(steps, seed: int, level: int = 120) -> list:
+    """What the reader reports of East's wall over ``steps`` of (tiles drawn, tiles the model sees), 30 frames
+    each, on a felt of grey ``level``."""
+    cal = plain_calibration()
+    cal.bands_fitted = True
+    det = Boxes(cal, list(EAST_WALL))
+    reader = TableReader(cal, det)
+    rng = np.random.default_rng(seed)
+    events = []
+    frame = 0
+    for drawn, seen in steps:
+        det.tiles = seen
+        for _ in range(30):
+            img = table_image(cal, drawn, level=level)
+            noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
+            events += reader.process(noisy, frame, frame / 30)
+            frame += 1
+    return [(e.type, e.wall_seat, e.end) for e in events]
+
+
 def test_several_wall_tiles_gone_in_one_reading_are_no_picks():
     """A player picks one tile at a time. Three of East's wall tiles gone in one reading (a sleeve the colour of
     the felt lying still over them while its hand works at a far rack; here felt drawn where they stood) are no
     picks, nor is their coming back; one tile taken after that is a pick."""
-    cal = plain_calibration()
-    cal.bands_fitted = True
-    wall = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]
-    det = Boxes(cal, list(wall))
-    reader = TableReader(cal, det)
-    rng = np.random.default_rng(6)
-    events = []
-    frame = 0
-    for tiles in (wall, wall[:2] + wall[5:], wall, wall[:-1]):
-        det.tiles = tiles
-        for _ in range(30):
-            img = table_image(cal, tiles)
-            noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
-            events += reader.process(noisy, frame, frame / 30)
-            frame += 1
-    assert [(e.type, e.wall_seat, e.end) for e in events] == [("picked", 0, "right")]
+    wall = EAST_WALL
+    steps = [(tiles, tiles) for tiles in (wall, wall[:2] + wall[5:], wall, wall[:-1])]
+    assert wall_events(steps, seed=6) == [("picked", 0, "right")]
 
 
 def test_among_tiles_gone_at_once_the_one_whose_place_changed_is_the_pick():
     """A dark back on a dark felt can drop out of the model's reading. When East's right-end tile is taken in
     the same reading as the model loses two backs that still stand (drawn where they were), the one whose place
     in the wall's picture changed is the pick; the two lost come back as no move."""
-    cal = plain_calibration()
-    cal.bands_fitted = True
-    wall = [(450 + u, 773, "down", None) for u in range(-84, 85, 24)]
-    det = Boxes(cal, list(wall))
-    reader = TableReader(cal, det)
-    rng = np.random.default_rng(9)
-    events = []
-    frame = 0
+    wall = EAST_WALL
     lost = [wall[0], wall[1], wall[3], wall[5], wall[6]]
-    for drawn, seen in ((wall, wall), (wall[:-1], lost), (wall[:-1], wall[:-1])):
-        det.tiles = seen
-        for _ in range(30):
-            img = table_image(cal, drawn, level=190)       # a light felt: the backs stand out from it
-            noisy = np.clip(img + rng.normal(0, 1.0, img.shape), 0, 255).astype(np.uint8)
-            events += reader.process(noisy, frame, frame / 30)
-            frame += 1
-    assert [(e.type, e.wall_seat, e.end) for e in events] == [("picked", 0, "right")]
+    steps = [(wall, wall), (wall[:-1], lost), (wall[:-1], wall[:-1])]
+    assert wall_events(steps, seed=9, level=190) == [("picked", 0, "right")]   # a light felt: the backs stand out
