@@ -111,11 +111,10 @@ def photos_of(source: str, splits: tuple[str, ...]) -> list[real_photos.RealPhot
 
 
 def learn_set(model, photos: list[real_photos.RealPhoto], captures: int, seed: int = 32):
-    """Prototypes of the set in ``photos``, learned as ``mahj setup tiles`` learns: each labelled tile's crop laid
-    on the set-up mat, the sheets photographed ``captures`` times and read (vision.enroll)."""
-    from setup_tiles import pictures
-
-    from vision.enroll import build_prototypes, read_capture, samples
+    """Prototypes of the set in ``photos`` and how many tiles they were learned from, learned as ``mahj setup
+    tiles`` learns: each labelled tile's crop laid on the set-up mat, photographed and read
+    (setup_tiles.learn_on_mat)."""
+    from setup_tiles import learn_on_mat
 
     faces: dict[str, list[np.ndarray]] = {}
     for photo in photos:
@@ -124,10 +123,8 @@ def learn_set(model, photos: list[real_photos.RealPhoto], captures: int, seed: i
             crop = image[max(0, int(y0)):int(y1), max(0, int(x0)):int(x1)]
             if code is not None and crop.size:
                 faces.setdefault(code, []).append(crop)
-    rng = np.random.default_rng(seed)
-    caps = [read_capture(model, img, f"learn {k}") for k, img in enumerate(pictures(faces, rng, captures))]
-    found = samples(caps)
-    return build_prototypes(model, [f.crop for f in found], [f.code for f in found]), len(found)
+    _caps, learned, protos, _seconds = learn_on_mat(model, faces, np.random.default_rng(seed), captures, "rack")
+    return protos, learned
 
 
 def report(title: str, results: list[PhotoResult]) -> dict:

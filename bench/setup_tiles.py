@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from datasets.synth.faces import HOLDOUT_STYLE, face_image, style_for  # noqa: E402
 from datasets.synth.mat_photo import lay_tiles, photograph, random_shot  # noqa: E402
 from engine.tiles import TILES  # noqa: E402
-from vision.enroll import build_prototypes, read_capture, samples  # noqa: E402
+from vision.enroll import Capture, build_prototypes, read_capture, samples  # noqa: E402
 from vision.mat import SHEETS, cells  # noqa: E402
 from vision.tile_model import CLASSIFIER_SIZE, Prototypes, TileModel, crop_square  # noqa: E402
 
@@ -186,15 +186,22 @@ class Backs:
                                           "backs_p50_p90": np.percentile(backs_sim, [50, 90]).round(2).tolist()}}
 
 
-def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = None, seed: int = 32) -> dict:
-    learn_faces, test_faces = faces_of(name)
-    rng = np.random.default_rng(seed)
-    caps = [read_capture(model, img, f"{name} learn {k}") for k, img in enumerate(pictures(learn_faces, rng,
-                                                                                          captures))]
+def learn_on_mat(model: TileModel, faces: Faces, rng: np.random.Generator, captures: int, name: str
+                 ) -> tuple[list[Capture], int, Prototypes, float]:
+    """The set in ``faces`` learned as ``mahj setup tiles`` learns it: laid on the mat's sheets, photographed
+    ``captures`` times and read. Returns the captures, how many tiles they gave, the prototypes, and the seconds
+    the learning took after the captures were read."""
+    caps = [read_capture(model, img, f"{name} learn {k}") for k, img in enumerate(pictures(faces, rng, captures))]
     t0 = time.perf_counter()
     found = samples(caps)
     protos = build_prototypes(model, [s.crop for s in found], [s.code for s in found])
-    seconds = time.perf_counter() - t0
+    return caps, len(found), protos, time.perf_counter() - t0
+
+
+def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = None, seed: int = 32) -> dict:
+    learn_faces, test_faces = faces_of(name)
+    rng = np.random.default_rng(seed)
+    caps, learned, protos, seconds = learn_on_mat(model, learn_faces, rng, captures, name)
     tests = [read_capture(model, img, f"{name} test {k}") for k, img in enumerate(pictures(test_faces, rng,
                                                                                            captures))]
     crops, codes = [], []
@@ -220,7 +227,7 @@ def run_set(model: TileModel, name: str, captures: int, backs: Backs | None = No
         if idx:
             per[t] = [round(float(np.mean([before[i] == t for i in idx])), 2),
                       round(float(np.mean([after[i] == t for i in idx])), 2)]
-    return {"set": name, "seed": seed, "learn_pictures": len(caps), "learned_tiles": len(found),
+    return {"set": name, "seed": seed, "learn_pictures": len(caps), "learned_tiles": learned,
             "learn_seconds": round(seconds, 2), "test_tiles_laid": laid, "test_tiles_found": len(codes),
             "before": round(float(np.mean([b == c for b, c in zip(before, codes, strict=True)])), 4),
             "after": round(float(np.mean([a == c for a, c in zip(after, codes, strict=True)])), 4),
