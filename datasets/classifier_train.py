@@ -320,9 +320,15 @@ def load(path: Path) -> TileNet:
 
 def export_onnx(ckpt: Path, dest: Path) -> None:
     """The checkpoint as ONNX, its head divided by the checkpoint's temperature: the file's probabilities are
-    the calibrated ones, and the embedding is unchanged."""
+    the calibrated ones, and the embedding is unchanged. A checkpoint without a temperature is refused: its run
+    is still training or was cut short. (The any-angle candidate of 2026-11-28 was exported 40 s before its run
+    wrote the temperature, at 1 instead of 0.686, and judged too doubtful on sets it never saw: models/README.md.)"""
+    saved = torch.load(ckpt, map_location="cpu")
+    if "temperature" not in saved:
+        raise SystemExit(f"{ckpt}: no temperature fitted yet (is its run still training?); export once the run "
+                         "has printed 'best val top-1 ...; temperature ...'")
     net = load(ckpt)
-    t = float(torch.load(ckpt, map_location="cpu").get("temperature", 1.0))
+    t = float(saved["temperature"])
     with torch.no_grad():
         net.head.weight /= t
         net.head.bias /= t

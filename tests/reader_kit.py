@@ -14,10 +14,13 @@ def plain_calibration():
 
 
 class Boxes:
-    """A detector that reports a fixed list of (x, y, face, tile) table-mm tiles for every frame."""
+    """A detector that reports a fixed list of (x, y, face, tile) table-mm tiles for every frame, each at score
+    1 but those ``scores`` names by (x, y)."""
+
+    reader_conf = (0.35, 0.35)
 
     def __init__(self, cal, tiles):
-        self.cal, self.tiles = cal, tiles
+        self.cal, self.tiles, self.scores = cal, tiles, {}
 
     def detect(self, crop):
         raise AssertionError("use detect_at")
@@ -30,7 +33,7 @@ class Boxes:
             (u, v), = self.cal.to_image(np.array([[x, y]]))
             if rect[0] <= u < rect[2] and rect[1] <= v < rect[3]:
                 out.append(OracleDetection((u - 7 - rect[0], v - 10 - rect[1], u + 7 - rect[0], v + 10 - rect[1]),
-                                           face, tile))
+                                           face, tile, self.scores.get((x, y), 1.0)))
         return out
 
 
@@ -82,7 +85,9 @@ class ViewModel:
     def __init__(self, cal=None, tiles=()):
         self.cal, self.tiles, self.blind, self.views = cal, list(tiles), set(), []
 
-    def detect_view(self, view, frame, view_to_frame):
+    reader_conf = (0.35, 0.35)
+
+    def detect_view(self, view, frame, view_to_frame, conf=None):
         from vision.oracle import OracleDetection
 
         self.views.append((view, view_to_frame))

@@ -88,3 +88,25 @@ def test_a_run_from_a_file_without_the_back_class_gets_a_back_row_and_reads_as_t
     again, folded = initial_net(str(tmp_path / "best.pt"))
     assert folded and again.head.out_features == len(CLASSES)
     assert torch.equal(again.head.weight, net.head.weight)
+
+
+def test_a_checkpoint_is_exported_with_its_fitted_temperature_and_refused_without(tmp_path, crops):
+    """The exported file's probabilities are the calibrated ones, softmax(logits / T); a checkpoint saved before
+    its run fitted T (the run still training) is refused, not exported at T = 1."""
+    import onnxruntime as ort
+
+    from datasets.classifier_train import export_onnx
+
+    net = from_shipped_file()
+    ckpt = tmp_path / "best.pt"
+    torch.save({"state": net.state_dict()}, ckpt)
+    with pytest.raises(SystemExit, match="no temperature"):
+        export_onnx(ckpt, tmp_path / "early.onnx")
+    torch.save({"state": net.state_dict(), "temperature": 0.5}, ckpt)
+    export_onnx(ckpt, tmp_path / "c.onnx")
+    session = ort.InferenceSession(str(tmp_path / "c.onnx"))
+    probs = session.run(None, {session.get_inputs()[0].name: crops})[0]
+    with torch.no_grad():
+        logits = net.eval()(torch.from_numpy(crops) / 255.0)
+    want = torch.softmax(logits / 0.5, dim=1).numpy()
+    assert np.allclose(probs, want, atol=1e-4)

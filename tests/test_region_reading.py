@@ -40,7 +40,9 @@ class _BlankSoapModel:
     def __init__(self, cal, spots, read=("WD", 0.9)):
         self.cal, self.spots, self.classified, self.read = cal, spots, 0, read
 
-    def detect_view(self, view, frame, view_to_frame):
+    reader_conf = (0.35, 0.35)
+
+    def detect_view(self, view, frame, view_to_frame, conf=None):
         from vision.tile_model import Detection
 
         out = []

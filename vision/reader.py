@@ -203,6 +203,10 @@ class TableReader:
             self.turns.arm_seen[seat] = t
         for r in self.regions.values():
             v = views[r.name]
+            if r.kind == "wall" and v.motion and not self.watch.no_previous:
+                x0, y0, x1, y1 = v.rect
+                now = self.watch.moving_now[y0:y1, x0:x1]
+                r.moved = now.copy() if r.moved is None else r.moved | now
             if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
                 if not self.watch.no_previous:      # a resync's first frame has nothing to compare with
@@ -262,7 +266,7 @@ class TableReader:
         if r.pictured is None or changed:
             r.pictured = self.watch.views[r.name].ref
         diff = r.tracks.commit(reading)
-        r.touched, r.committed_at = r.last_touch > r.committed_at, idx
+        r.touched, r.committed_at, r.moved = r.last_touch > r.committed_at, idx, None
         t_action = r.change_start_t if r.change_start_t is not None else t
         r.change_start_t = None
         if r.silent or r.healing:

@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.calibration import table_to_seat
 from vision.change import MM_PER_PX
-from vision.regions.state import Region, TableState
+from vision.regions.state import CHANGED_UNDER, Region, TableState
 from vision.tile_classifier import NO_FACE, crop_square
 from vision.tracker import TileSeen
 
@@ -40,13 +40,25 @@ BACK_READ_SURE = 0.5
 AROUND_CHANGE_TILES = 1.0
 #: A change over more than this share of the floor (tiles pushed about, a sleeve dragged across) reads it all.
 PARTIAL_MAX_SHARE = 0.5
+#: A wall's tile, once committed, stays while the detector still boxes its back at this score or more, under the
+#: reader's face-down threshold, if no hand moved over it since (``RegionReading._keeps``); a new back needs the
+#: full threshold. On dark backs the detector scores a wall's backs 0.4-0.6, and the end tile of a run dipped to
+#: 0.20-0.35 for a reading or two, which the wall took for a pick (rendered HD game 919; docs/vision.md).
+WALL_BACK_KEEP = 0.15
 _SPECK = np.ones((3, 3), np.uint8)
 
 
 class Detector(Protocol):
-    """What the reader needs from the tile model (vision.tile_model.TileModel fits)."""
+    """What the reader needs from the tile model (vision.tile_model.TileModel fits): the tiles in a top-down
+    view of the table down to ``conf`` (face up, face down), and the thresholds it reads the table at. (A model
+    with ``detect`` alone is read on the whole frame.)"""
+
+    reader_conf: tuple[float, float]
 
     def detect(self, frame_bgr: np.ndarray) -> list[Any]: ...
+
+    def detect_view(self, view: np.ndarray, frame: np.ndarray, view_to_frame: np.ndarray,
+                    conf: tuple[float, float] | None = None) -> list[Any]: ...
 
 
 class RegionReading:
@@ -70,6 +82,7 @@ class RegionReading:
         areas = [cal.band(r.name).polygon(size) if windows[r.name] is None else _corners(windows[r.name])
                  for r in regions if windows[r.name] != ()]
         dets, table = self.detect(frame, idx, np.vstack(areas)) if areas else ([], np.zeros((0, 2)))
+        sure_down = getattr(self.model, "reader_conf", (0.0, 0.0))[1]
         self.stats["regions_read"] += len(regions)
         out: dict[str, list[TileSeen]] = {r.name: [] for r in regions}
         reading = {r.name for r in regions}
@@ -79,6 +92,8 @@ class RegionReading:
                 if self._holds(r, d.face, x, y, size):
                     if not _inside(windows[r.name], x, y):
                         break       # the floor outside the part that changed: its committed tiles stand
+                    if d.face == "down" and d.score < sure_down and not self._keeps(r, x, y):
+                        break       # a weak back: it only keeps a wall tile already committed there
                     if d.face == "down" and r.kind in ("floor", "rack_top"):
                         backs.append((r.name, len(out[r.name]), d.box))
                     up = d.face == "up"
@@ -149,6 +164,15 @@ class RegionReading:
                 kept.append((u, v, ts))
         return [ts for _, _, ts in kept]
 
+    def _keeps(self, r: Region, x: float, y: float) -> bool:
+        """Whether a back seen at table (x, y) keeps a back committed there in wall ``r``: one no hand moved over
+        since (a tile nothing came near cannot have been taken). Where the backs are the felt's colour the
+        detector also boxes the felt a picked tile left at 0.2-0.3, as weakly as it boxes a dark back standing."""
+        near = SAME_TILE * self.table.cal.layout.tile_w_mm
+        return r.kind == "wall" and any(
+            t.face == "down" and np.hypot(t.x - x, t.y - y) < near
+            and (r.moved is None or self.table.share_under(r, t, r.moved) < CHANGED_UNDER) for t in r.tracks.tracks)
+
     def detect(self, frame: np.ndarray, idx: int, area_mm: np.ndarray | None = None
                ) -> tuple[list[Any], np.ndarray]:
         """One tile-model call over the table window around ``area_mm`` (points in table mm; None: the whole
@@ -161,7 +185,8 @@ class RegionReading:
             dets = self.model.detect_at(idx, (0, 0, w, h))
         elif hasattr(self.model, "detect_view"):
             view, view_to_frame = self._topdown_window(frame, area_mm)
-            dets = self.model.detect_view(view, frame, view_to_frame)
+            up, down = self.model.reader_conf
+            dets = self.model.detect_view(view, frame, view_to_frame, conf=(up, min(down, WALL_BACK_KEEP)))
         else:
             dets = self.model.detect(frame)
         self.stats["detector_calls"] += 1

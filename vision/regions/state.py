@@ -37,6 +37,7 @@ class Region:
     touched: bool = False               # motion or an arm over the region between the last two commits
     pictured: np.ndarray | None = None  # its top-down picture when its tiles last changed: what ``tracks`` show
     before: np.ndarray | None = None    # ``pictured`` as it was before the last commit
+    moved: np.ndarray | None = None     # a wall's pixels that moved since its last commit (None: none did)
     change_start_t: float | None = None
     readings: list[list[TileSeen]] = field(default_factory=list)
     reads_without_agreement: int = 0
