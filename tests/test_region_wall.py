@@ -101,3 +101,22 @@ def test_a_weak_back_where_a_hand_took_the_tile_keeps_nothing():
     wall, end, reach = EAST_WALL, EAST_WALL[-1:], ((400, 640), (406, 530))
     steps = [(wall, wall), (wall[:-1], wall, end, reach)]
     assert wall_events(steps, seed=7) == [("picked", 0, "right")]
+
+
+def test_a_reading_with_wall_backs_turned_face_up_is_no_pick():
+    """A wall's tiles stand face down. A sleeve lying over its middle shows the model "faces" where two backs
+    stood, and it loses the back beside them: something lies over the wall, so that reading is no pick; the
+    tile taken after the sleeve left is."""
+    wall, sleeve = EAST_WALL, ((345, 640), (350, 530))
+    covered = wall[:3] + [(*wall[3][:2], "up", "5D"), (*wall[4][:2], "up", "WD")] + wall[6:]
+    steps = [(wall, wall), (wall, covered, (), sleeve), (wall, wall), (wall[:-1], wall[:-1])]
+    assert wall_events(steps, seed=8) == [("picked", 0, "right")]
+
+
+def test_a_back_read_as_a_soap_far_from_the_tile_taken_leaves_the_pick():
+    """Backs like blank Soaps are read as Soaps now and then, anywhere on a wall. One so read at the far end, in
+    the reading where the right-end tile was taken, covers nothing near it: that tile is a pick."""
+    wall, reach = EAST_WALL, ((400, 640), (406, 530))
+    soap_end = [(*wall[0][:2], "up", "WD")] + wall[1:-1]
+    steps = [(wall, wall), (wall[:-1], soap_end, (), reach)]
+    assert wall_events(steps, seed=10) == [("picked", 0, "right")]

@@ -143,6 +143,20 @@ def test_cells_with_trouble_are_named_with_what_to_do_and_a_kind_without_a_tile_
     assert not (tmp_path / "set").exists()
 
 
+@pytest.mark.parametrize("back, state", [(0.9, "face down"), (0.2, "unclear")])
+def test_a_tile_is_called_face_down_only_where_the_classifier_is_sure_of_its_back(model, monkeypatch, back, state):
+    """The player is told to turn a tile over only where the classifier reads a back at BACK_SURE or more. A
+    "back" read at 0.2 is a guess among near-equal kinds (a Joker of a style never trained on): the cell is
+    unclear, and not learned."""
+    rng = np.random.default_rng(5)
+    faces = _faces(0)
+    faces[5] = back_image(STYLE)                   # 6 Bam: what the detector sees face down
+    img = photograph(lay_tiles(0, faces, rng), Shot(tilt=15, turn=10), rng)
+    monkeypatch.setattr(model, "classify", lambda crops: [("back", back)] * len(crops))
+    states = {s.cell.name: s.state for s in read_capture(model, img, "table.jpg").cells}
+    assert states["sheet 1, 6 Bam"] == state
+
+
 def test_a_capture_it_doubts_teaches_nothing_and_bad_photos_get_a_message(model, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     rng = np.random.default_rng(7)

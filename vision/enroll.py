@@ -66,6 +66,9 @@ ALIKE_MARGIN = 0.05
 OFF_CENTRE_MM = 4.5
 LABEL_SHIFT_MM = 6.0
 STATES = ("empty", "tile", "two tiles", "face down", "off centre", "unclear")
+#: How sure the classifier must be of "back" for a tile on the mat to be called face down (the player is told to
+#: turn it over). Under it, "back" is a guess among near-equal kinds: the cell is unclear.
+BACK_SURE = 0.5
 _ADVICE = {"two tiles": "leave one tile in it", "face down": "turn the tile face up",
            "off centre": "lay the tile in the middle of its box (or take away the tile lying over it)",
            "unclear": "clear the box of anything but one tile, face up and inside its lines"}
@@ -142,19 +145,16 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
             elif here and _off_centre(v, c, here[0][0]):
                 seen.append(CellSeen(c, "off centre"))
             elif here and here[0][1] == "down":
-                seen.append(CellSeen(c, "face down"))
+                seen.append(_judged(model, img, c, here[0][0], CellSeen(c, "face down")))
             elif here:
                 seen.append(CellSeen(c, "tile", _in_cell(v, c, here[0][0])))
             elif _covered(c, boxes_mm.get(v.sheet, [])):
                 seen.append(CellSeen(c, "unclear"))
             else:
                 # Something lies there that the detector does not box (a design it finds hard on white paper):
-                # a tile if the classifier, reading where one would lie, does not call it "not a tile" (a tile
-                # whose back it sees lies face down).
+                # a tile if the classifier, reading where one would lie, does not call it "not a tile".
                 box = _in_cell(v, c, None)
-                ((code, _),) = model.classify([crop_square(img, box)])
-                seen.append(CellSeen(c, "unclear") if code == "none" else CellSeen(c, "face down") if code == "back"
-                            else CellSeen(c, "tile", box))
+                seen.append(_judged(model, img, c, box, CellSeen(c, "tile", box)))
     tile_px = min(v.tile_px for v in views)
     focus = [tile_focus(img, s.box) for s in seen if s.box is not None]
     sharp = float(np.median(focus)) if focus else None
@@ -165,6 +165,20 @@ def read_capture(model: TileModel, img: np.ndarray, name: str) -> Capture:
         doubts.append(f"{name}: the tiles are blurred (focus {sharp:.0f}, at least {FOCUS_MIN:.0f}): hold the "
                       "camera still, let it focus on the mat, and take the picture again")
     return Capture(name, img, views, seen, tile_px, sharp, doubts)
+
+
+def _judged(model: TileModel, img: np.ndarray, c: Cell, box: tuple[float, float, float, float],
+            otherwise: CellSeen) -> CellSeen:
+    """A cell whose tile the detector did not see face up, judged by the classifier on ``box``: face down only
+    where it reads a back surely (BACK_SURE); unclear where it reads no tile, or a back unsurely (a Joker of a
+    style never trained on, read "back" at 0.15, would otherwise have the player turn over a tile lying face up,
+    and a tile learned from it could be a back); else ``otherwise``."""
+    ((code, score),) = model.classify([crop_square(img, box)])
+    if code == "back" and score >= BACK_SURE:
+        return CellSeen(c, "face down")
+    if code in ("back", "none"):
+        return CellSeen(c, "unclear")
+    return otherwise
 
 
 def _cell_of(view: SheetView, box: tuple[float, float, float, float]) -> int | None:
