@@ -206,7 +206,10 @@ class TableReader:
             if r.kind == "wall" and v.motion and not self.watch.no_previous:
                 x0, y0, x1, y1 = v.rect
                 now = self.watch.moving_now[y0:y1, x0:x1]
-                r.moved = now.copy() if r.moved is None or r.moved.shape != now.shape else r.moved | now
+                if r.moved is None or r.moved.shape != now.shape:
+                    r.moved = now.copy()
+                else:
+                    np.logical_or(r.moved, now, out=r.moved)      # per frame: no new array
             if v.motion > MOTION_BUSY * tile_px or r.name in under_arm:
                 r.last_motion = idx
                 if not self.watch.no_previous:      # a resync's first frame has nothing to compare with
