@@ -2,7 +2,8 @@
 and the photo's own problems.
 
 The photo is read by ``TileModel.detect``, the call ``mahj detect`` makes, with the model the profile's learned
-set gives (``assistant.session.open_model``): a rack photo is one more still image with square pixels. What this
+set gives (``assistant.session.open_model``): a rack photo is one more still image with square pixels, read
+also mirrored since a player can wait for it (``vision.mirror_reading``). What this
 module adds is what a hand needs: the order the tiles stand in (rows top to bottom, each left to right), the
 tiles to ask about with their likeliest alternatives (never silently taken as read; which and why:
 ``assistant.rack_doubt``), and what to do about an empty photo, tiles seen from behind, or a photo of another
@@ -134,8 +135,10 @@ def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
 
 def read_rack(model: Any, image: Any) -> RackReading:
     """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``, with the tiles to
-    ask about marked (``assistant.rack_doubt``)."""
-    dets = model.detect(image)
+    ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): a
+    player waits for her rack, not for a frame, and on racks of a set never trained on it finds half the tiles
+    a single reading misses."""
+    dets = model.detect(image, mirror=True)
     up = [d for d in dets if d.face == "up" and d.tile]
     rows = rack_rows([d.box for d in up])
     tiles = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),

@@ -52,7 +52,7 @@ class FakeModel:
     def __init__(self, dets: list[Detection]) -> None:
         self.dets = dets
 
-    def detect(self, image: np.ndarray) -> list[Detection]:
+    def detect(self, image: np.ndarray, mirror: bool = False) -> list[Detection]:
         return self.dets
 
 

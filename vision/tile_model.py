@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from models import MODELS_DIR
-from vision import tile_sizes
+from vision import mirror_reading, tile_sizes
 from vision.onnx_session import TileModelError
 from vision.prototypes import PROTOTYPES_FILE, SET_FILE, Prototypes
 from vision.tile_classifier import (
@@ -175,10 +175,13 @@ class TileModel:
         return self.classifier.probabilities(crops)[1]
 
     # ---------------------------------------------------------------------------------------------------- both
-    def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
-        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads."""
+    def detect(self, frame_bgr: np.ndarray, mirror: bool = False) -> list[Detection]:
+        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads. ``mirror``:
+        the boxes are found reading the picture as it is and mirrored (``vision.mirror_reading``, about twice
+        the time), for a still photo whose reader can wait, not for camera frames."""
         check_image(frame_bgr)
-        return self.read_faces(frame_bgr, *self.frame_boxes(frame_bgr))
+        boxes = mirror_reading.mirrored_boxes(self, frame_bgr) if mirror else self.frame_boxes(frame_bgr)
+        return self.read_faces(frame_bgr, *boxes)
 
     def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
         """The tiles' boxes in an image, read at the size that suits them (vision.tile_sizes.frame_boxes), down
