@@ -217,3 +217,36 @@ def test_inputs_of_every_size_share_one_pair_of_buffers_and_read_as_a_fresh_dete
     fresh = TileDetector(MODELS_DIR / DETECTOR_FILE)
     for got, want in zip(detector.boxes(frame, (0.3, 0.3)), fresh.boxes(frame, (0.3, 0.3)), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+class CloseUpDetector:
+    """A detector that sees a close-up wherever it looks: nine tiles a third of the picture high, surely, and a
+    tenth scored 0.55, between the whole-frame face-up threshold (0.45) and the close-up one (0.625)."""
+
+    fixed = None
+    up_conf, conf = 0.45, 0.3
+    closeup_conf = (0.625, 0.425)
+
+    def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None):
+        h, w = frame.shape[:2]
+        side = h / 3
+        boxes = np.array([[k * w / 10, h / 3, k * w / 10 + side * 0.75, 2 * h / 3] for k in range(10)], np.float32)
+        scores = np.array([0.9] * 9 + [0.55], np.float32)
+        keep = scores >= conf[0]
+        return boxes[keep], np.zeros(int(keep.sum()), int), scores[keep]
+
+    def slice_boxes(self, image, conf):  # noqa: ANN001, ANN201 - a close-up is never read in slices
+        raise AssertionError("a close-up is not read in slices")
+
+    def input_shape(self, h: int, w: int, native: bool = False) -> tuple[int, int]:
+        return 384, 512
+
+
+def test_a_close_up_keeps_a_box_scored_between_the_usual_and_the_close_up_threshold():
+    """The close-up thresholds only choose between the readings of a close-up; the answer is cut at the usual
+    ones, so each reading must keep the boxes in between (read down to 0.625, a rack photo of a set never
+    trained on lost one tile in seven)."""
+    from vision.tile_sizes import frame_boxes
+
+    _boxes, _cls, scores = frame_boxes(CloseUpDetector(), np.zeros((600, 800, 3), np.uint8))
+    assert sorted(round(float(s), 2) for s in scores) == [0.55] + [0.9] * 9
