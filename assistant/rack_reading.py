@@ -136,8 +136,8 @@ def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
 def read_rack(model: Any, image: Any) -> RackReading:
     """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``, with the tiles to
     ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): a
-    player waits for her rack, not for a frame, and on racks of a set never trained on it finds half the tiles
-    a single reading misses."""
+    player waits for her rack, not for a frame, and on racks of a set never trained on it puts a quarter fewer
+    boxes where there is no tile."""
     dets = model.detect(image, mirror=True)
     up = [d for d in dets if d.face == "up" and d.tile]
     rows = rack_rows([d.box for d in up])

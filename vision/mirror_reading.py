@@ -2,11 +2,11 @@
 spare (a rack photographed by its player, with 2 s from upload to speech), not for a camera frame.
 
 On tiles of a set it never learnt from, the detector's score for one tile moves a lot with small changes of the
-picture: the same tile may score 0.3 as it is and 0.7 mirrored. Averaging the two readings' scores of a box (a
+picture: the same tile may score 0.34 as it is and 0.73 mirrored. Averaging the two readings' scores of a box (a
 box the other reading does not have counts 0 there) keeps the tiles both readings see and drops what one of them
 imagines. On the player's-eye rack photos of leomiura, a source no model here was trained on
-(``bench/bench_hand.py``), tiles read right went from 0.850 to 0.895 with the same number of boxes on no tile
-(105), and on the Hong Kong racks from 0.989 to 0.991 with 15 such boxes against 19 (docs/hand.md).
+(``bench/bench_hand.py``), boxes on no tile went from 139 to 105 with tiles read right 0.888 -> 0.895, and on
+the Hong Kong racks from 20 to 15 with the same tiles right (docs/hand.md).
 """
 
 from __future__ import annotations
