@@ -5,6 +5,8 @@
 #
 # Before, on the development machine (the device tool carries .gpu and .whl; see models/README.md, "Retrain"):
 #   python -m datasets.real_photos --export .gpu/real            # real train/val photos, ~35 MB
+#   python -m datasets.scenes --out .gpu/scenes --n 400 --seed 11  # scenes from their tiles (optional, ~20 MB:
+#                                                  with .gpu/real and .whl it stays under the 64 MiB a run carries)
 #   copy the renderer's Noto fonts (datasets/synth/faces.py) into .gpu/fonts
 #   pip download ultralytics, ultralytics-thop, onnxslim wheels for Python 3.12 into .whl
 # Then: bash datasets/gpu_run.sh, and back here: python -m datasets.train export --files-only ...
@@ -29,8 +31,10 @@ python3 -m datasets.synth.generate --out $R/topdown --n 800 --seed 2 --view topd
 python3 -m datasets.synth.generate --out $R/closeup --n 1000 --seed 4 --view closeup --workers "$W" \
   --val 0.06 --test 0.06 --range $CLO
 hours=$(python3 -c "print($MINUTES / 60)")
+SCENES=()
+[ -d .gpu/scenes ] && SCENES=(--scenes .gpu/scenes)   # composed here: they cut tiles from ../shared's photos
 python3 -m datasets.train detector --device $DEV --init models/tile_detector.onnx --real .gpu/real \
-  --closeup $R/closeup --hours "$hours" --batch 64 --workers $((W - 4)) --name det-gpu > "$OUT/detector.log" 2>&1 &
+  --closeup $R/closeup "${SCENES[@]}" --hours "$hours" --batch 64 --workers $((W - 4)) --name det-gpu > "$OUT/detector.log" 2>&1 &
 det=$!
 cdev=$([ "$DEV" = cpu ] && echo cpu || echo cuda)
 python3 -m datasets.train classifier --device "$cdev" --threads 4 --init models/tile_classifier.onnx \
