@@ -244,8 +244,8 @@ class CloseUpDetector:
 
 def test_a_close_up_keeps_a_box_scored_between_the_usual_and_the_close_up_threshold():
     """The close-up thresholds only choose between the readings of a close-up; the answer is cut at the usual
-    ones, so each reading must keep the boxes in between (read down to 0.625, a rack photo of a set never
-    trained on lost one tile in seven)."""
+    ones, so each reading must keep the boxes in between (read down to 0.625, the rack photos of a set never
+    trained on lost 4 % of their tiles)."""
     from vision.tile_sizes import frame_boxes
 
     _boxes, _cls, scores = frame_boxes(CloseUpDetector(), np.zeros((600, 800, 3), np.uint8))

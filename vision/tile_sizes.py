@@ -136,8 +136,8 @@ def _closer(model: SizedDetector, frame_bgr: np.ndarray, first: Reading, r: floa
     sum of scores above the close-up thresholds is kept, and cut at the image's usual thresholds: one face-up
     threshold for every picture, chosen with one source left out at a time (bench/loso.py). Each reading is made
     down to the lowest of those thresholds and ``conf``: a box scored between the usual threshold and the
-    close-up one is kept (read only down to the close-up one, 0.625, a rack photo of a set never trained on lost
-    one tile in seven; docs/hand.md)."""
+    close-up one is kept (read only down to the close-up one, 0.625, the rack photos of a set never trained on
+    lost 4 % of their tiles; docs/hand.md)."""
     usual = (model.up_conf, model.conf)
     low = lowest(lowest(model.closeup_conf, usual), conf)
     readings = [first if model.closeup_conf == usual else model.boxes(frame_bgr, conf=low)]
