@@ -335,10 +335,14 @@ class BoardEmulator:
             if verb == "BEEP":
                 values = [num(a, *limits) for a, limits in zip(args, proto.BEEP_LIMITS.values(), strict=True)]
                 freq, on, off, count = values
-                self._beep = {"freq": freq, "on": on, "off": off, "left": count - 1, "phase": self._ms,
-                              "sounding": True}
+                # The tone starts now, and its pattern is timed from now (ms since boot, not the last tick): on a
+                # busy machine the clock may run ms ahead of the ticks replayed so far, and a pattern timed from
+                # the tick would end that much early (a 40 ms tone measured 37.3 ms under load).
+                start = self._clock()
+                self._beep = {"freq": freq, "on": on, "off": off, "left": count - 1,
+                              "phase": (start - self._boot_t) * 1000, "sounding": True}
                 self._set_pin("BUZZ", 0)  # a new pattern restarts the tone
-                self._set_pin("BUZZ", freq, self._clock())
+                self._set_pin("BUZZ", freq, start)
                 return "OK"
             if verb == "QUIET":
                 self._beep = None

@@ -313,3 +313,25 @@ def test_a_beep_still_unacknowledged_after_its_time_to_live_is_not_resent():
         assert board.dropped_beeps == 1
     finally:
         board.close()
+
+
+def test_the_emulators_tone_lasts_as_asked_when_its_clock_runs_ahead_of_its_ticks():
+    """On a busy machine the wall clock moves on while the emulator handles a line, so the instant the tone
+    starts lies ms past the last tick replayed; a pattern timed from that tick ended early (a 40 ms tone
+    measured 37.3 ms in a loaded test run). Here every reading of the clock moves it 0.7 ms on."""
+    now = [100.0]
+
+    def clock() -> float:
+        now[0] += 0.0007
+        return now[0]
+
+    board = BoardEmulator(clock)
+    board.write(proto.frame(f"C 1 HELLO {proto.PROTO_VERSION}"))
+    board.write(proto.frame("C 2 BEEP 1000 40 20 3"))
+    for _ in range(600):      # 0.42 s of clock: the whole pattern, read as the host reads
+        board.read()
+    buzz = [p for p in board.pin_changes if p.pin == "BUZZ"]
+    starts = [k for k in range(len(buzz) - 1) if buzz[k].value and (k == 0 or not buzz[k - 1].value)]
+    on = [buzz[k + 1].t - buzz[k].t for k in starts]
+    assert len(on) == 3
+    assert on == pytest.approx([0.040] * 3, abs=0.0011)   # the pattern's ticks are whole ms
