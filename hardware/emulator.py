@@ -34,9 +34,9 @@ COLOR_PINS = {"off": (), "red": ("WIN_R",), "green": ("WIN_G",), "amber": ("WIN_
 @dataclass
 class _Pattern:
     mode: str = "0"  # 0 1 B F, or P (fail-safe pulse)
-    since_ms: int = 0
+    since_ms: float = 0.0   # ms since boot: a tick's, or a host line's arrival (between ticks)
 
-    def lit(self, now_ms: int) -> bool:
+    def lit(self, now_ms: float) -> bool:
         dt = now_ms - self.since_ms
         return {"1": True, "B": dt % 1000 < 500, "F": dt % 250 < 125, "P": dt % 2000 < 50}.get(self.mode, False)
 
@@ -67,6 +67,7 @@ class BoardEmulator:
             self._boot_t = self._clock() if at is None else at
             self.boots.append(self._boot_t)
             self._ms = 0
+            self._line_ms = 0.0   # when the host line being handled arrived, ms since boot (_handle)
             for pin in PINS:  # a reset turns every output off until the firmware runs again
                 self._set_pin(pin, 0)
             self._out = bytearray()
@@ -89,7 +90,7 @@ class BoardEmulator:
             self._presses: list[tuple[int, str, int, int]] = []  # (due ms, BTN or HOLD, seat, first-contact ms)
             self.crc_errors = 0
             self.duplicates = 0
-            self._window("blue", "P")
+            self._window("blue", "P", self._ms)
             self._out += b"\n"  # as the firmware: ends a line a reset cut off
             self._emit(f"BOOT {proto.PROTO_VERSION} {FW_VERSION} {cause}")
 
@@ -161,11 +162,11 @@ class BoardEmulator:
         return self._boot_t
 
     # ---- time -----------------------------------------------------------------------------------------------
-    def advance(self) -> None:
-        """Runs the 1 ms ticks up to the clock's now (a long gap only replays its last 10 s)."""
+    def advance(self, to: float | None = None) -> None:
+        """Runs the 1 ms ticks up to ``to`` (default: the clock's now; a long gap only replays its last 10 s)."""
         with self._lock:
             boot = self._boot_t
-            target = int((self._clock() - boot) * 1000)
+            target = int(((self._clock() if to is None else to) - boot) * 1000)
             self._ms = max(self._ms, target - 10_000)
             while self._ms < target:
                 self._ms += 1
@@ -199,11 +200,13 @@ class BoardEmulator:
             self.pin_changes.append(PinChange(self._t() if t is None else t, pin, value))
 
     def _update_leds(self, t: float | None = None) -> None:
-        lit = COLOR_PINS[self._win_color] if self._win.lit(self._ms) else ()
+        """The LED pins as their patterns have them at ``t`` (default: the tick being run)."""
+        at_ms = self._ms if t is None else (t - self._boot_t) * 1000
+        lit = COLOR_PINS[self._win_color] if self._win.lit(at_ms) else ()
         for pin in ("WIN_R", "WIN_G", "WIN_B"):
             self._set_pin(pin, int(pin in lit), t)
         for i, seat in enumerate(self._seats):
-            self._set_pin(f"SEAT{i}", int(seat.lit(self._ms)), t)
+            self._set_pin(f"SEAT{i}", int(seat.lit(at_ms)), t)
         self._set_pin("LINK", int(not self._idle), t)
 
     def _update_beep(self) -> None:
@@ -239,14 +242,14 @@ class BoardEmulator:
         self._events.append(f"E {self._event_n} {text}")
         self._send(self._events[-1])
 
-    def _window(self, color: str, mode: str) -> None:
+    def _window(self, color: str, mode: str, since_ms: float) -> None:
         self._win_color = color
-        self._win = _Pattern("0" if color == "off" else mode, self._ms)
+        self._win = _Pattern("0" if color == "off" else mode, since_ms)
 
     def _enter_idle(self) -> None:
         self._idle = True
         self._seats = [_Pattern() for _ in range(proto.SEATS)]
-        self._window("blue", "P")
+        self._window("blue", "P", self._ms)
         self._beep = None
         self._set_pin("BUZZ", 0)
         self._update_leds()
@@ -254,6 +257,12 @@ class BoardEmulator:
 
     def _handle(self, line: bytes) -> None:
         now = self._clock()
+        # What the line starts (a blink, a tone) is timed from its arrival, not from the last tick: on a busy
+        # machine the clock runs ms ahead of the ticks replayed, and a pattern timed from the tick ended that much
+        # early (a 40 ms tone measured 37.3 ms in a loaded test run). The ticks are run up to the arrival first,
+        # so that none stamped before it is run after it.
+        self.advance(now)
+        self._line_ms = (now - self._boot_t) * 1000
         try:
             frame = proto.parse(line)
         except proto.ProtocolError as exc:
@@ -269,7 +278,7 @@ class BoardEmulator:
         self._last_host_ms = self._ms
         if self._idle:
             self._idle = False
-            self._window("off", "0")
+            self._window("off", "0", self._line_ms)
         for seq, crc, reply in self._cache:
             if seq == frame.number and crc == frame.crc:
                 self.duplicates += 1
@@ -324,29 +333,25 @@ class BoardEmulator:
                 seats = [mode(c) for c in args[2]] if verb == "LEDS" else []
                 if verb == "LEDS" and len(seats) != proto.SEATS:
                     raise ValueError(args[2])
-                self._window(args[0], win_mode)
+                self._window(args[0], win_mode, self._line_ms)
                 for i, m in enumerate(seats):
                     if self._seats[i].mode != m:
-                        self._seats[i] = _Pattern(m, self._ms)
+                        self._seats[i] = _Pattern(m, self._line_ms)
                 return "OK"
             if verb == "SEAT":
-                self._seats[num(args[0], 0, 3)] = _Pattern(mode(args[1]), self._ms)
+                self._seats[num(args[0], 0, 3)] = _Pattern(mode(args[1]), self._line_ms)
                 return "OK"
             if verb == "BEEP":
                 values = [num(a, *limits) for a, limits in zip(args, proto.BEEP_LIMITS.values(), strict=True)]
                 freq, on, off, count = values
-                # The tone starts now, and its pattern is timed from now (ms since boot, not the last tick): on a
-                # busy machine the clock may run ms ahead of the ticks replayed so far, and a pattern timed from
-                # the tick would end that much early (a 40 ms tone measured 37.3 ms under load).
-                start = self._clock()
-                self._beep = {"freq": freq, "on": on, "off": off, "left": count - 1,
-                              "phase": (start - self._boot_t) * 1000, "sounding": True}
+                self._beep = {"freq": freq, "on": on, "off": off, "left": count - 1, "phase": self._line_ms,
+                              "sounding": True}
                 self._set_pin("BUZZ", 0)  # a new pattern restarts the tone
-                self._set_pin("BUZZ", freq, start)
+                self._set_pin("BUZZ", freq, self._boot_t + self._line_ms / 1000)
                 return "OK"
             if verb == "QUIET":
                 self._beep = None
-                self._set_pin("BUZZ", 0, self._clock())
+                self._set_pin("BUZZ", 0, self._boot_t + self._line_ms / 1000)
                 return "OK"
             if verb == "STATUS":
                 seats = "".join(s.mode for s in self._seats)
