@@ -10,7 +10,7 @@ from tile_model_kit import iou
 from datasets.synth.layout import grid_scene, overhead_camera
 from datasets.synth.scene import render
 from engine.tiles import TILES
-from vision.tile_detector import lowest
+from vision.tile_detector import above, lowest
 from vision.tile_model import DETECTOR_FILE, MODELS_DIR
 from vision.tile_sizes import SIZE_CONF
 
@@ -250,3 +250,24 @@ def test_a_close_up_keeps_a_box_scored_between_the_usual_and_the_close_up_thresh
 
     _boxes, _cls, scores = frame_boxes(CloseUpDetector(), np.zeros((600, 800, 3), np.uint8))
     assert sorted(round(float(s), 2) for s in scores) == [0.55] + [0.9] * 9
+
+
+def test_the_default_reading_is_the_low_reading_cut_at_the_usual_thresholds(model, frame, whole_table):
+    """What ``mahj detect`` reads (``frame_boxes`` with no thresholds) must be what the benches measure: the same
+    image read down to a low threshold and cut at the usual ones (bench/loso.py reads so). A close-up's readings
+    once stopped at the close-up threshold and the two differed; checked here on a photo, a close-up cut from it,
+    a whole 1080p table and a tile filling the picture."""
+    h, w = frame.shape[:2]
+    images = [frame, frame[int(h * 0.35):int(h * 0.65), int(w * 0.35):int(w * 0.65)], whole_table[0],
+              cv2.resize(frame[int(h * 0.45):int(h * 0.55), int(w * 0.45):int(w * 0.55)], (400, 300))]
+    usual = (model.up_conf, model.conf)
+    for k, img in enumerate(images):
+        default = model.frame_boxes(img)
+        cut = above(model.frame_boxes(img, conf=(0.05, 0.05)), usual)
+        assert reading_set(default) == reading_set(cut), f"image {k}"
+
+
+def reading_set(reading) -> list:  # noqa: ANN001 - a (boxes, classes, scores) reading
+    """A reading's boxes and scores, rounded and sorted, to compare two readings as sets."""
+    boxes, _cls, scores = reading
+    return sorted(zip(map(tuple, np.round(boxes, 1)), scores.round(4), strict=True))
