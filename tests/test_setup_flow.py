@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 
 import cv2
@@ -72,8 +73,10 @@ def test_camera_captures_with_prompts_a_refused_capture_taken_again_and_the_set_
     # Every tile laid is learned but those a capture named as trouble (the classifier of 2026-11-28 finds two
     # Jokers of this style unclear in the first capture; they are learned from the other two). Every tile lies
     # face up, so none is ever called face down: the player is never told to turn over a tile lying face up.
-    trouble = out.count("\n  ! sheet ")
+    trouble_lines = [line for line in out.splitlines() if line.startswith("  ! sheet ")]
+    trouble = len(trouble_lines)
     assert trouble <= 3 and "face down" not in out
+    assert all(re.match(r"  ! sheet 2, Joker \d: unclear", line) for line in trouble_lines), trouble_lines
     assert f"learned your set 'kitchen' from 3 capture(s), {150 - trouble} tiles" in out
     assert 'tile_set = "kitchen"' in profile.read_text()
     assert len(list((tmp_path / "mahj" / "sets" / "kitchen" / "crops").iterdir())) == 150 - trouble
