@@ -149,7 +149,7 @@ def read_candidates(model: TileModel, todo: list[tuple[np.ndarray, Image]], desc
     done = []
     for img, im in tqdm(todo, desc=desc, unit="image"):
         t0 = time.perf_counter()
-        dets = model.read_faces(img, *model.frame_boxes(img, conf=(LOW, LOW)))
+        dets = model.read_faces(img, *model.frame_boxes(img, conf=(LOW, LOW)), up_conf=LOW)
         secs = time.perf_counter() - t0
         done.append(Image(im.fold, im.view, im.truth, im.codes,
                           np.array([d.box for d in dets], np.float32).reshape(-1, 4),

@@ -92,5 +92,5 @@ def read_photo(model: TileModel, photo_bgr: np.ndarray) -> PhotoReading:
             best = s, img, boxes, cls, scores, (img.shape[1] / w, img.shape[0] / h)
     _, img, boxes, cls, scores, (sx, sy) = best
     dets = [replace(d, box=(d.box[0] / sx, d.box[1] / sy, d.box[2] / sx, d.box[3] / sy))
-            for d in model.read_faces(img, boxes, cls, scores)]
+            for d in model.read_faces(img, boxes, cls, scores, up_conf=model.up_conf)]
     return PhotoReading(img, dets, (sx, sy))
