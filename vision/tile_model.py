@@ -250,10 +250,9 @@ def face_probability(probs: np.ndarray, codes: list[str]) -> np.ndarray:
     """For each crop, the classifier's probability that it shows a tile's face: one less "not a tile" and "back".
     Where an enrolled set read as its own tile a crop the classifier called no face (a plain Soap it takes for a
     back), the set vouches for it: 1."""
-    face = 1.0 - probs[:, NOT_A_TILE:].sum(axis=1)
-    overruled = np.array([c not in NO_FACE for c in codes]) & np.isin(probs.argmax(axis=1), np.arange(NOT_A_TILE,
-                                                                                                     probs.shape[1]))
-    return np.where(overruled, 1.0, np.clip(face, 0.0, 1.0))
+    face = np.clip(1.0 - probs[:, NOT_A_TILE:].sum(axis=1), 0.0, 1.0)
+    overruled = (probs.argmax(axis=1) >= NOT_A_TILE) & np.array([c not in NO_FACE for c in codes], bool)
+    return np.where(overruled, 1.0, face)
 
 
 def check_image(img: np.ndarray) -> None:
