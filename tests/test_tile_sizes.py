@@ -50,7 +50,8 @@ def test_a_close_up_is_detected_again_smaller_where_tiles_come_out_larger_than_t
 def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_found_and_boxed_closely(model):
     """60 tiles laid out under an overhead 720p camera framing 680 mm come out about 23 px tall at the detector's
     usual input, where it finds most but not all of them and boxes them loosely (53 of 60 at IoU 0.5 when
-    measured; framing 620 mm, it found all 60 at the face-up threshold of 2026-11-29). ``detect``
+    measured; framing 620 mm, the one-size reading finds all 60 at the shipped threshold, which tests nothing).
+    ``detect``
     reads the frame again with the tiles at SMALL_TILE_AIM_PX: all 60, their boxes overall closer (the mean
     overlap with the true boxes), and no looser on the tiles both readings found. ``frame_boxes`` with
     low thresholds (the evaluation's ranking) reads at the same size."""
@@ -272,3 +273,19 @@ def reading_set(reading) -> list:  # noqa: ANN001 - a (boxes, classes, scores) r
     """A reading's boxes and scores, rounded and sorted, to compare two readings as sets."""
     boxes, _cls, scores = reading
     return sorted(zip(map(tuple, np.round(boxes, 1)), scores.round(4), strict=True))
+
+
+def test_what_detect_keeps_is_the_low_reading_vouched_and_cut_at_the_usual_threshold(model, frame, whole_table):
+    """``detect`` cuts the detector's boxes at the face-up threshold, then each face at the same threshold once the
+    classifier vouched for it; bench/loso.py reads down to a low threshold, vouches, and cuts after. The two must
+    keep the same tiles with the same scores, or the leave-one-source-out figures describe another reading."""
+    h, w = frame.shape[:2]
+    for k, img in enumerate([frame, frame[int(h * 0.35):int(h * 0.65), int(w * 0.35):int(w * 0.65)],
+                             whole_table[0]]):
+        shipped = sorted((tuple(np.round(d.box, 1)), d.tile, round(d.score, 4)) for d in model.detect(img)
+                         if d.face == "up")
+        low = model.read_faces(img, *model.frame_boxes(img, conf=(0.05, 0.05)), up_conf=0.05)
+        benched = sorted((tuple(np.round(d.box, 1)), d.tile, round(d.score, 4)) for d in low
+                         if d.face == "up" and d.score >= model.up_conf)
+        assert shipped == benched, f"image {k}"
+        assert shipped, f"image {k}: no tile read"
