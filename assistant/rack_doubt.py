@@ -12,6 +12,10 @@ classifier's confidence, and neither has a threshold to tune:
   ``SORTED_MIN`` such tiles says too little about whether it is sorted.
 - **More of a kind than a set holds.** One of them is misread: the least sure of them are asked about.
 
+A box the reading left face down is asked about as a Soap where the classifier gives it a Soap's chance of
+SOAP_ASKED_AT or more (``assistant.rack_reading``): a plain White Dragon is a blank face, close to a back, and
+a tile on the player's own rack faces her.
+
 What was measured (bench/bench_hand.py, and the riichi set held out from training; docs/my-hand.md): these two
 asked about no right tile more than the score alone on any of them; the quarter turns disagreeing, the
 second-best kind being the same number in another suit, the second-best probability and the order of numbers
@@ -37,8 +41,15 @@ GAP = 0.5
 ALTS_LOOKED_AT = 2
 SUIT_WORDS = {"B": "Bams", "C": "Craks", "D": "Dots", "H": "winds and dragons"}
 
+#: A face-down box with at least this calibrated chance of being a Soap is put on the rack as a Soap and asked
+#: about, not told to turn: a question is cheap, a lost tile is not. On the rack photos of the set never trained
+#: on it puts 6 of its 8 blank Soaps read as backs on the rack, and 1 box on no tile; the Hong Kong racks' 24
+#: backs are given at most 0.003 (docs/hand.md).
+SOAP_ASKED_AT = 0.1
+
 #: Why a tile is asked about, as the page and ``mahj hand`` say it.
 UNSURE = "mahj is not sure of it"
+SOAP_OR_BACK = "it looks blank: a Soap, or a tile turned away"
 
 
 class Read(Protocol):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
-from assistant.rack_doubt import doubts
+from assistant.rack_doubt import SOAP_ASKED_AT, SOAP_OR_BACK, doubts
 from engine.tiles import name_or_code, sort_key
 from vision.image_file import MAX_PIXELS, declared_size, decode_image, orientation
 
@@ -30,6 +30,8 @@ MAX_PHOTO_BYTES = 25 * 2**20
 #: the held-out player's-eye photos enlarged to 2048 px, 0.982 read right from 1024 against 0.903 from 2048
 #: (docs/my-hand.md).
 READ_SIDE = 960
+#: A plain White Dragon.
+SOAP = "WD"
 #: More than this share of a photo's tiles doubtful: the photo is likely of another set, or badly lit.
 WRONG_SET_SHARE = 0.5
 
@@ -137,17 +139,22 @@ def read_rack(model: Any, image: Any) -> RackReading:
     """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``, with the tiles to
     ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): a
     player waits for her rack, not for a frame, and on racks of a set never trained on it puts a quarter fewer
-    boxes where there is no tile."""
+    boxes where there is no tile. A box read face down that may be a plain Soap (SOAP_ASKED_AT) stands on the
+    rack as a Soap to ask about; the others are tiles to turn."""
     dets = model.detect(image, mirror=True)
-    up = [d for d in dets if d.face == "up" and d.tile]
-    rows = rack_rows([d.box for d in up])
-    tiles = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
-                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
-             for d in (up[i] for row in rows for i in row)]
+    down = [d for d in dets if d.face != "up"]
+    soap = model.kind_probability(image, [d.box for d in down], SOAP)
+    blank = [(d, float(p)) for d, p in zip(down, soap, strict=True) if p >= SOAP_ASKED_AT]
+    read = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
+                     tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
+            for d in dets if d.face == "up" and d.tile]
+    read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]
+    rows = rack_rows([t.box for t in read])
+    tiles = [read[i] for row in rows for i in row]
     starts = [sum(len(r) for r in rows[:k]) for k in range(len(rows))]
     why = doubts(tiles, [list(range(s, s + len(r))) for s, r in zip(starts, rows, strict=True)])
-    tiles = [replace(t, doubtful=i in why, why=why.get(i, "")) for i, t in enumerate(tiles)]
-    return RackReading(tiles, sum(d.face != "up" for d in dets), int(image.shape[1]), int(image.shape[0]))
+    tiles = [replace(t, doubtful=bool(t.why) or i in why, why=t.why or why.get(i, "")) for i, t in enumerate(tiles)]
+    return RackReading(tiles, len(down) - len(blank), int(image.shape[1]), int(image.shape[0]))
 
 
 def reduction(data: bytes) -> int:

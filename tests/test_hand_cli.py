@@ -33,6 +33,9 @@ class FakeModel:
         return [Detection((40.0 * i, 10.0, 40.0 * i + 36, 60.0), "up", code, 0.9, score, (code, *alts))
                 for i, (code, score, alts) in enumerate(self.reads)]
 
+    def kind_probability(self, image: np.ndarray, boxes: list, code: str) -> np.ndarray:
+        return np.zeros(len(boxes))
+
 
 @pytest.fixture
 def photo(tmp_path) -> Path:

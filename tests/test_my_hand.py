@@ -21,6 +21,7 @@ import pytest
 
 from assistant.display import DisplayServer, TableView
 from assistant.display.seats import BURST, SeatPages, public_view
+from assistant.rack_doubt import SOAP_ASKED_AT, SOAP_OR_BACK
 from assistant.rack_reading import MAX_PHOTO_BYTES, PhotoRefused, rack_order
 from assistant.tournament.address import lan_address
 from engine.card import SAMPLE_CARD, load_card
@@ -47,13 +48,19 @@ def call(url: str, body: bytes | dict | None = None, token: str = "", ctype: str
 
 
 class FakeModel:
-    """A model that finds the given detections, to test what the page makes of doubt and order."""
+    """A model that finds the given detections, to test what the page makes of doubt and order; ``soap``: the
+    chance of a Soap it gives a face-down box (by its box), none where not given."""
 
-    def __init__(self, dets: list[Detection]) -> None:
+    def __init__(self, dets: list[Detection], soap: dict[tuple[float, ...], float] | None = None) -> None:
         self.dets = dets
+        self.soap = soap or {}
 
     def detect(self, image: np.ndarray, mirror: bool = False) -> list[Detection]:
         return self.dets
+
+    def kind_probability(self, image: np.ndarray, boxes: list, code: str) -> np.ndarray:
+        assert code == "WD"
+        return np.array([self.soap.get(tuple(b), 0.0) for b in boxes])
 
 
 @pytest.fixture(scope="module")
@@ -212,6 +219,22 @@ def test_doubtful_tiles_are_marked_with_their_alternatives_never_taken_silently(
     fixed = call(base + seat_url(pages, 2) + "api/tiles", {"tiles": [{"tile": "5B"}, {"tile": "2D"}]})[1]
     assert fixed["doubts"] == 0 and [t["tile"] for t in fixed["tiles"]] == ["5B", "2D"]
     assert fixed["advice"] is not None and "2 tiles: a hand holds 13, or 14" in fixed["advice"]["notes"][0]
+
+
+def test_a_back_that_may_be_a_blank_soap_is_asked_about_in_its_place_not_told_to_turn(table):
+    _, pages, _, base = table
+    maybe_soap, back = (60.0, 10.0, 100.0, 70.0), (160.0, 12.0, 200.0, 72.0)
+    pages._model = FakeModel([  # noqa: SLF001 -- a model whose Soap chances are known
+        Detection((10.0, 10.0, 50.0, 70.0), "up", "5B", 0.9, 0.99, ("5B",)),
+        Detection(maybe_soap, "down", None, 0.8),
+        Detection((110.0, 10.0, 150.0, 70.0), "up", "6B", 0.9, 0.99, ("6B",)),
+        Detection(back, "down", None, 0.8)], soap={maybe_soap: SOAP_ASKED_AT + 0.05, back: SOAP_ASKED_AT - 0.05})
+    blank = cv2.imencode(".jpg", np.full((60, 80, 3), 90, np.uint8))[1].tobytes()
+    got = call(base + seat_url(pages, 1) + "api/photo", blank, ctype="image/jpeg")[1]
+    assert [(t["tile"], t["doubtful"]) for t in got["tiles"]] == [("5B", False), ("WD", True), ("6B", False)]
+    assert got["tiles"][1]["why"] == SOAP_OR_BACK and got["doubts"] == 1
+    assert [n for n in got["notes"] if "seen from behind" in n] == [
+        "1 tile seen from behind: turn it to face the camera and take the photo again."]
 
 
 def test_impossible_counts_are_pointed_out(table):

@@ -170,6 +170,16 @@ class TileModel:
         probs, emb = self.classifier.probabilities(batch)
         return self.classifier.codes(probs, emb, self.prototypes, batch)
 
+    def kind_probability(self, frame: np.ndarray, boxes: list[tuple[float, float, float, float]],
+                         code: str) -> np.ndarray:
+        """The classifier's calibrated probability that each box of ``frame`` shows a ``code`` tile. For boxes the
+        reading left face down: a plain Soap is a blank white face, close to a tile's back, and a rack photo asks
+        about one rather than losing it (assistant.rack_doubt.SOAP_ASKED_AT)."""
+        if not boxes:
+            return np.zeros(0, np.float32)
+        crops = self.classifier.crops_for(frame, np.asarray(boxes, np.float32))
+        return self.classifier.probabilities(crops)[0][:, CLASSES.index(code)]
+
     def embed(self, crops: np.ndarray) -> np.ndarray:
         """L2-normalised embeddings of CLASSIFIER_SIZE square crops (N, S, S, 3): what enrolment stores."""
         return self.classifier.probabilities(crops)[1]
