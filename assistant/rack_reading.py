@@ -34,6 +34,12 @@ READ_SIDE = 960
 SOAP = "WD"
 #: More than this share of a photo's tiles doubtful: the photo is likely of another set, or badly lit.
 WRONG_SET_SHARE = 0.5
+#: A box narrower for its height than this share of the photo's median (width / height) is not a tile's face: a
+#: tile's face has one shape, and the tiles of one rack are seen from about one angle. On the player's-eye rack
+#: photos of the set never trained on, the detector boxes book spines behind the rack as Bams, most of them
+#: surely; the narrowest true tile of its 550, and of the Hong Kong racks' 827, is 0.78 of its photo's median
+#: (docs/hand.md).
+NARROWEST = 0.7
 
 
 class PhotoRefused(ValueError):
@@ -130,6 +136,17 @@ def rack_rows(boxes: list[tuple[float, float, float, float]]) -> list[list[int]]
     return [sorted(row, key=lambda i: boxes[i][0]) for row in rows]
 
 
+def tile_shaped(boxes: list[tuple[float, float, float, float]]) -> list[bool]:
+    """For each box, whether it is shaped like the photo's other tiles: not narrower (width over height) than
+    NARROWEST of their median. Where most boxes are not tiles the median is theirs, and what is dropped is only
+    narrower still."""
+    if not boxes:
+        return []
+    aspect = [(b[2] - b[0]) / max(b[3] - b[1], 1e-6) for b in boxes]
+    usual = median(aspect)
+    return [a >= NARROWEST * usual for a in aspect]
+
+
 def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
     """Indexes of ``boxes`` in reading order: ``rack_rows`` one after the other."""
     return [i for row in rack_rows(boxes) for i in row]
@@ -140,7 +157,8 @@ def read_rack(model: Any, image: Any) -> RackReading:
     ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): a
     player waits for her rack, not for a frame, and on racks of a set never trained on it puts a quarter fewer
     boxes where there is no tile. A box read face down that may be a plain Soap (SOAP_ASKED_AT) stands on the
-    rack as a Soap to ask about; the others are tiles to turn."""
+    rack as a Soap to ask about; the others are tiles to turn. A box not shaped like a tile (``tile_shaped``)
+    is dropped."""
     dets = model.detect(image, mirror=True)
     down = [d for d in dets if d.face != "up"]
     soap = model.kind_probability(image, [d.box for d in down], SOAP)
@@ -149,6 +167,7 @@ def read_rack(model: Any, image: Any) -> RackReading:
                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
             for d in dets if d.face == "up" and d.tile]
     read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]
+    read = [t for t, shaped in zip(read, tile_shaped([t.box for t in read]), strict=True) if shaped]
     rows = rack_rows([t.box for t in read])
     tiles = [read[i] for row in rows for i in row]
     starts = [sum(len(r) for r in rows[:k]) for k in range(len(rows))]

@@ -22,7 +22,7 @@ import pytest
 from assistant.display import DisplayServer, TableView
 from assistant.display.seats import BURST, SeatPages, public_view
 from assistant.rack_doubt import SOAP_ASKED_AT, SOAP_OR_BACK
-from assistant.rack_reading import MAX_PHOTO_BYTES, PhotoRefused, rack_order
+from assistant.rack_reading import MAX_PHOTO_BYTES, NARROWEST, PhotoRefused, rack_order, read_rack, tile_shaped
 from assistant.tournament.address import lan_address
 from engine.card import SAMPLE_CARD, load_card
 from vision.tile_model import Detection, TileModel
@@ -235,6 +235,24 @@ def test_a_back_that_may_be_a_blank_soap_is_asked_about_in_its_place_not_told_to
     assert got["tiles"][1]["why"] == SOAP_OR_BACK and got["doubts"] == 1
     assert [n for n in got["notes"] if "seen from behind" in n] == [
         "1 tile seen from behind: turn it to face the camera and take the photo again."]
+
+
+def test_a_box_narrower_than_the_racks_tiles_is_no_tile_and_is_dropped():
+    """A book spine behind the rack, read surely as a Bam, is narrower for its height than any tile: dropped.
+    A tile lying across (wider) and the tiles themselves stay, in rack order."""
+    def box(x: float, w: float, h: float = 60.0) -> tuple[float, float, float, float]:
+        return (x, 100.0, x + w, 100.0 + h)
+
+    spine = box(95.0, 40 * NARROWEST - 2)
+    model = FakeModel([Detection(box(0.0, 40.0), "up", "2B", 0.9, 0.99, ("2B",)),
+                       Detection(spine, "up", "4B", 0.9, 0.99, ("4B",)),
+                       Detection(box(45.0, 40.0), "up", "3B", 0.9, 0.99, ("3B",)),
+                       Detection(box(140.0, 60.0, 42.0), "up", "J", 0.9, 0.99, ("J",)),
+                       Detection(box(205.0, 40.0 * NARROWEST + 2), "up", "5B", 0.9, 0.99, ("5B",))])
+    got = read_rack(model, np.zeros((300, 400, 3), np.uint8))
+    assert [t.tile for t in got.tiles] == ["2B", "3B", "J", "5B"]
+    assert tile_shaped([spine, box(0.0, 40.0), box(45.0, 40.0)]) == [False, True, True]
+    assert tile_shaped([]) == []
 
 
 def test_impossible_counts_are_pointed_out(table):
