@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from browser_kit import ARGS, ARTIFACTS, CHROMIUM, axe_violations, needs_chromium, sync_api
 
@@ -16,7 +17,7 @@ from assistant.display import DisplayServer, TableView
 from assistant.display.seats import SeatPages
 from assistant.tournament.address import lan_address
 from engine.card import SAMPLE_CARD, load_card
-from vision.tile_model import TileModel
+from vision.tile_model import Detection, TileModel
 
 pytestmark = needs_chromium
 RACK = Path(__file__).parent / "fixtures" / "my_hand" / "rack.jpg"
@@ -135,6 +136,41 @@ def test_photo_heard_corrected_advised_and_private(table):
     assert other.evaluate(f"fetch('{re.sub(r'^http://[^/]+', '', pages.link(0))}api/state')"
                           ".then(r => r.json()).then(s => s.tiles.length)") == 14  # only with her link
     assert her.errors == [] and other.errors == []
+
+
+class BlankSoapModel:
+    """Reads any photo as Five Bam, a box face down that may be a blank Soap, and Six Bam, left to right."""
+
+    soap_box = (60.0, 10.0, 100.0, 70.0)
+
+    def detect(self, image, mirror: bool = False) -> list[Detection]:
+        return [Detection((10.0, 10.0, 50.0, 70.0), "up", "5B", 0.9, 0.99, ("5B",)),
+                Detection(self.soap_box, "down", None, 0.8),
+                Detection((110.0, 10.0, 150.0, 70.0), "up", "6B", 0.9, 0.99, ("6B",))]
+
+    def kind_probability(self, image, boxes, code: str) -> np.ndarray:
+        return np.array([0.3 if tuple(b) == self.soap_box else 0.0 for b in boxes])
+
+
+def test_a_tile_that_may_be_a_blank_soap_is_asked_about_aloud_with_its_reason(table):
+    browser, _srv, pages, _host = table
+    real = pages._model  # noqa: SLF001 -- a model whose doubt is known, for this test only
+    pages._model = BlankSoapModel()  # noqa: SLF001
+    try:
+        her = phone(browser, pages.link(2))
+        her.set_input_files("#photo", str(RACK))
+        her.wait_for_function("window.__spoken.length > 0", timeout=20000)
+        first = spoken(her)[0]
+        assert first.startswith("You hold 3 tiles: Five Bam, Six Bam, Soap. ")
+        assert "Not sure of tile 2: Soap? It looks blank: a Soap, or a tile turned away." in first
+        assert "seen from behind" not in first
+        assert "Tile 2: it looks blank: a Soap, or a tile turned away. Is it Soap?" in her.inner_text("#doubts")
+        her.get_by_role("button", name=said("Yes, Soap")).click()
+        her.wait_for_function("window.__spoken.at(-1) === 'Tile 2 is Soap.'")
+        assert her.inner_text("#doubts") == ""
+        assert her.errors == []
+    finally:
+        pages._model = real  # noqa: SLF001
 
 
 def test_a_large_photo_is_shrunk_in_the_phone_before_it_is_sent(table, tmp_path):

@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const MAX_SIDE = 2048;       // the photo is shrunk to this many pixels on its long side before it is sent
 const SUITS = [["B", "Bams"], ["C", "Craks"], ["D", "Dots"]];
 const HONOURS = [["Winds", ["N", "E", "W", "S"]], ["Dragons", ["RD", "GD", "WD"]], ["Flowers", ["F"]]];
+const UNSURE = "mahj is not sure of it";   // the reason for a doubt that is the model's alone (assistant/rack_doubt.py)
 let state = null;            // the server's answer for this seat (tiles, problems, advice)
 let tiles = [];              // her tiles in rack order, as she corrected them: {tile, name, doubtful, alts, score}
 let order = "rack";
@@ -49,8 +50,10 @@ function handWords() {
 }
 
 function doubtWords() {
+  // The reason is said where it tells her more than the doubt itself ("it stands among Dots", "it looks blank").
   return tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful).map(([t, i]) =>
-    `Not sure of tile ${i + 1}: ${t.name}${t.alts.length ? ", or " + t.alts.map((a) => a.name).join(", or ") : ""}?`);
+    `Not sure of tile ${i + 1}: ${t.name}${t.alts.length ? ", or " + t.alts.map((a) => a.name).join(", or ") : ""}?` +
+    (t.why && t.why !== UNSURE ? ` ${t.why.charAt(0).toUpperCase()}${t.why.slice(1)}.` : ""));
 }
 
 function hearAll() {
@@ -121,7 +124,7 @@ function renderCheck() {
   const doubts = tiles.map((t, i) => [t, i]).filter(([t]) => t.doubtful);
   $("problems").innerHTML = problems.map((p) => `<li>${esc(p)}</li>`).join("");
   $("doubts").innerHTML = doubts.map(([t, i]) =>
-    `<div class="doubt"><p>Tile ${i + 1}: ${esc(t.why || "mahj is not sure of it")}. Is it ${esc(t.name)}?</p>` +
+    `<div class="doubt"><p>Tile ${i + 1}: ${esc(t.why || UNSURE)}. Is it ${esc(t.name)}?</p>` +
     '<p class="row">' +
     `<button type="button" data-yes="${i}">Yes, ${esc(t.name)}</button>` +
     t.alts.slice(0, 2).map((a) => `<button type="button" data-i="${i}" data-as="${a.tile}">${esc(a.name)}</button>`).join("") +
