@@ -147,6 +147,21 @@ def tile_shaped(boxes: list[tuple[float, float, float, float]]) -> list[bool]:
     return [a >= NARROWEST * usual for a in aspect]
 
 
+def on_her_rack(box: tuple[float, float, float, float], tiles: list[tuple[float, float, float, float]]) -> bool:
+    """Whether ``box`` stands beside one of her face-up ``tiles``: in its row (centres apart by less than half a
+    tile's height) and less than a tile's width from it. With no face-up tile, every box is hers: a photo of
+    her rack from behind."""
+    if not tiles:
+        return True
+    cy = (box[1] + box[3]) / 2
+    for t in tiles:
+        width, height = t[2] - t[0], t[3] - t[1]
+        gap = max(t[0] - box[2], box[0] - t[2], 0.0)
+        if abs((t[1] + t[3]) / 2 - cy) < height / 2 and gap < width:
+            return True
+    return False
+
+
 def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
     """Indexes of ``boxes`` in reading order: ``rack_rows`` one after the other."""
     return [i for row in rack_rows(boxes) for i in row]
@@ -156,18 +171,19 @@ def read_rack(model: Any, image: Any) -> RackReading:
     """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``, with the tiles to
     ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): a
     player waits for her rack, not for a frame, and on racks of a set never trained on it puts a quarter fewer
-    boxes where there is no tile. A box read face down that may be a plain Soap (SOAP_ASKED_AT) stands on the
-    rack as a Soap to ask about; the others are tiles to turn. A box not shaped like a tile (``tile_shaped``)
-    is dropped."""
+    boxes where there is no tile. A box not shaped like a tile (``tile_shaped``) is dropped. A box read face
+    down is hers only where it stands beside her tiles (``on_her_rack``; the wall's end behind the rack is not);
+    one that may be a plain Soap (SOAP_ASKED_AT) stands on the rack as a Soap to ask about, the others are tiles
+    to turn."""
     dets = model.detect(image, mirror=True)
-    down = [d for d in dets if d.face != "up"]
-    soap = model.kind_probability(image, [d.box for d in down], SOAP)
-    blank = [(d, float(p)) for d, p in zip(down, soap, strict=True) if p >= SOAP_ASKED_AT]
     read = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
             for d in dets if d.face == "up" and d.tile]
-    read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]
     read = [t for t, shaped in zip(read, tile_shaped([t.box for t in read]), strict=True) if shaped]
+    down = [d for d in dets if d.face != "up" and on_her_rack(d.box, [t.box for t in read])]
+    soap = model.kind_probability(image, [d.box for d in down], SOAP)
+    blank = [(d, float(p)) for d, p in zip(down, soap, strict=True) if p >= SOAP_ASKED_AT]
+    read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]
     rows = rack_rows([t.box for t in read])
     tiles = [read[i] for row in rows for i in row]
     starts = [sum(len(r) for r in rows[:k]) for k in range(len(rows))]

@@ -22,7 +22,15 @@ import pytest
 from assistant.display import DisplayServer, TableView
 from assistant.display.seats import BURST, SeatPages, public_view
 from assistant.rack_doubt import SOAP_ASKED_AT, SOAP_OR_BACK
-from assistant.rack_reading import MAX_PHOTO_BYTES, NARROWEST, PhotoRefused, rack_order, read_rack, tile_shaped
+from assistant.rack_reading import (
+    MAX_PHOTO_BYTES,
+    NARROWEST,
+    PhotoRefused,
+    on_her_rack,
+    rack_order,
+    read_rack,
+    tile_shaped,
+)
 from assistant.tournament.address import lan_address
 from engine.card import SAMPLE_CARD, load_card
 from vision.tile_model import Detection, TileModel
@@ -253,6 +261,22 @@ def test_a_box_narrower_than_the_racks_tiles_is_no_tile_and_is_dropped():
     assert [t.tile for t in got.tiles] == ["2B", "3B", "J", "5B"]
     assert tile_shaped([spine, box(0.0, 40.0), box(45.0, 40.0)]) == [False, True, True]
     assert tile_shaped([]) == []
+
+
+def test_only_a_back_standing_beside_her_tiles_is_hers_to_turn():
+    """The wall's end on the table behind her rack is boxed face down too: it is not hers, and she is not told to
+    turn it. A back in her row is. A photo of nothing but backs is her rack from behind."""
+    rack = [(40.0 * i, 200.0, 40.0 * i + 38, 260.0) for i in range(5)]
+    turned, wall = (200.0, 202.0, 238.0, 262.0), (120.0, 20.0, 158.0, 80.0)
+    reads = [Detection(b, "up", code, 0.9, 0.99, (code,)) for b, code in zip(rack, "2B 3B 4B 5B 6B".split(),
+                                                                            strict=True)]
+    got = read_rack(FakeModel(reads + [Detection(turned, "down", None, 0.8), Detection(wall, "down", None, 0.8)]),
+                    np.zeros((300, 400, 3), np.uint8))
+    assert got.face_down == 1 and len(got.tiles) == 5
+    assert on_her_rack(turned, rack) and not on_her_rack(wall, rack)
+    assert not on_her_rack((320.0, 200.0, 358.0, 260.0), rack)     # a tile's width and more away: not in her row
+    backs = FakeModel([Detection(b, "down", None, 0.8) for b in rack])
+    assert read_rack(backs, np.zeros((300, 400, 3), np.uint8)).face_down == 5
 
 
 def test_impossible_counts_are_pointed_out(table):
