@@ -15,7 +15,8 @@ Each photo is read as ``mahj hand`` reads it (``assistant.rack_reading.read_rack
 shipped model, or ``--models``/``--set``). A labelled tile counts as read right when a face-up box matches it
 (IoU >= 0.5, surest first, as bench/eval_real.py matches) and reads its kind; a missed tile counts as wrong.
 Also: tiles marked doubtful (asked about: assistant/rack_doubt.py), how right the tiles not marked are, and face-up
-boxes on no labelled tile (extra tiles a player would have to delete). The doubt is judged both ways, since
+boxes on no labelled tile (extra tiles a player would have to delete), and the tiles she is told to turn (the
+racks in these photos face the camera: each is most likely a retake for nothing). The doubt is judged both ways, since
 asking about right tiles is a cost too: of the wrong reads how many were marked, and of the right reads how many,
 with every signal (``marked``) and with the classifier's score alone (``score_marked``: below DOUBTFUL_BELOW, the
 rule before the rack's own signals).
@@ -62,6 +63,7 @@ class PhotoResult:
     wrong_read: int     # tiles found but read as another kind
     missed: int         # labelled tiles with no face-up box
     extra: int          # face-up boxes on no labelled tile
+    turn: int           # tiles she is told she shows from behind
     seconds: float
 
     @property
@@ -100,7 +102,7 @@ def measure(model, photo: real_photos.RealPhoto) -> PhotoResult:
     extra = len(reading.tiles) - int((every >= 0).sum())
     kind = photo.source if photo.source != "chinese" else "hand" if photo.path.name.startswith("hand_") else "facebook"
     return PhotoResult(photo.path.name, kind, len(codes), right, doubtful, wrong_marked, right_marked, wrong_score,
-                       right_score, wrong_read, int((matched < 0).sum()), extra, seconds)
+                       right_score, wrong_read, int((matched < 0).sum()), extra, reading.face_down, seconds)
 
 
 def photos_of(source: str, splits: tuple[str, ...]) -> list[real_photos.RealPhoto]:
@@ -138,7 +140,7 @@ def report(title: str, results: list[PhotoResult]) -> dict:
               f"(per photo mean {s['per_photo_mean']:.3f}, median {s['per_photo_median']:.3f}, "
               f"{s['photos_at_0.95']} photos >= 0.95); missed {s['missed']:.3f}, read wrong {s['read_wrong']:.3f}; "
               f"doubtful {s['doubtful']:.3f}, right when not doubtful {s['right_when_not_doubtful']:.3f}; "
-              f"extra boxes {s['extra_boxes']}; {s['seconds_median']:.2f} s/photo")
+              f"extra boxes {s['extra_boxes']}; told to turn {s['told_to_turn']}; {s['seconds_median']:.2f} s/photo")
         m, b = s["marked"], s["score_marked"]
         print(f"  {'':9} marked: wrong reads {m['wrong'][0]}/{m['wrong'][1]}, right reads {m['right'][0]}/"
               f"{m['right'][1]}; by the score alone (< {DOUBTFUL_BELOW}): wrong reads {b['wrong'][0]}/"
@@ -169,6 +171,7 @@ def summary(results: list[PhotoResult]) -> dict:
             "score_marked": {"wrong": [sum(r.wrong_score_marked for r in results), wrong_read],
                              "right": [sum(r.right_score_marked for r in results), right]},
             "extra_boxes": sum(r.extra for r in results),
+            "told_to_turn": sum(r.turn for r in results),
             "seconds_median": float(np.median([r.seconds for r in results])) if results else None}
 
 
