@@ -34,11 +34,12 @@ READ_SIDE = 960
 SOAP = "WD"
 #: More than this share of a photo's tiles doubtful: the photo is likely of another set, or badly lit.
 WRONG_SET_SHARE = 0.5
-#: A box narrower for its height than this share of the photo's median (width / height) is not a tile's face: a
-#: tile's face has one shape, and the tiles of one rack are seen from about one angle. On the player's-eye rack
-#: photos of the set never trained on, the detector boxes book spines behind the rack as Bams, most of them
-#: surely; the narrowest true tile of its 550, and of the Hong Kong racks' 827, is 0.78 of its photo's median
-#: (docs/hand.md).
+#: A box both narrower and narrower for its height (width over height) than this share of the medians of the
+#: photo's boxes is not a tile's face: one set's tiles are one size and one shape. Both, so that neither a rack
+#: photographed aslant (far tiles narrower, of the same shape) nor her exposures lying flat on the rack (as wide as
+#: her standing tiles, but shorter) make a tile of hers look like no tile. On the player's-eye rack photos of the
+#: set never trained on, the detector boxes book spines behind the rack as Bams, most of them surely; no true tile
+#: of its 550, or of the Hong Kong racks' 827, is under 0.77 of its photo's median on either (docs/hand.md).
 NARROWEST = 0.7
 
 
@@ -137,14 +138,16 @@ def rack_rows(boxes: list[tuple[float, float, float, float]]) -> list[list[int]]
 
 
 def tile_shaped(boxes: list[tuple[float, float, float, float]]) -> list[bool]:
-    """For each box, whether it is shaped like the photo's other tiles: not narrower (width over height) than
-    NARROWEST of their median. Where most boxes are not tiles the median is theirs, and what is dropped is only
-    narrower still."""
+    """For each box, whether it could be one of the photo's tiles: not both narrower and narrower for its height
+    than NARROWEST of the medians of all the boxes. Where most boxes are not tiles the medians are theirs, and
+    what is dropped is only narrower still."""
     if not boxes:
         return []
+    width = [b[2] - b[0] for b in boxes]
     aspect = [(b[2] - b[0]) / max(b[3] - b[1], 1e-6) for b in boxes]
-    usual = median(aspect)
-    return [a >= NARROWEST * usual for a in aspect]
+    usual_width, usual_aspect = median(width), median(aspect)
+    return [w >= NARROWEST * usual_width or a >= NARROWEST * usual_aspect
+            for w, a in zip(width, aspect, strict=True)]
 
 
 def on_her_rack(box: tuple[float, float, float, float], tiles: list[tuple[float, float, float, float]]) -> bool:

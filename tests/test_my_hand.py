@@ -246,8 +246,8 @@ def test_a_back_that_may_be_a_blank_soap_is_asked_about_in_its_place_not_told_to
 
 
 def test_a_box_narrower_than_the_racks_tiles_is_no_tile_and_is_dropped():
-    """A book spine behind the rack, read surely as a Bam, is narrower for its height than any tile: dropped.
-    A tile lying across (wider) and the tiles themselves stay, in rack order."""
+    """A book spine behind the rack, read surely as a Bam, is narrower than any tile and narrower for its height:
+    dropped. A tile lying across (wider) and the tiles themselves stay, in rack order."""
     def box(x: float, w: float, h: float = 60.0) -> tuple[float, float, float, float]:
         return (x, 100.0, x + w, 100.0 + h)
 
@@ -261,6 +261,13 @@ def test_a_box_narrower_than_the_racks_tiles_is_no_tile_and_is_dropped():
     assert [t.tile for t in got.tiles] == ["2B", "3B", "J", "5B"]
     assert tile_shaped([spine, box(0.0, 40.0), box(45.0, 40.0)]) == [False, True, True]
     assert tile_shaped([]) == []
+    # Her standing tiles under more exposures lying flat (as wide, far shorter), and a rack seen aslant (the far
+    # tiles narrower, of one shape): every tile is kept.
+    standing = [box(42.0 * i, 40.0) for i in range(5)]
+    flat = [(42.0 * i, 20.0, 42.0 * i + 40, 45.0) for i in range(9)]
+    assert all(tile_shaped(standing + flat))
+    aslant = [box(45.0 * i, 40.0 - 3 * i, 60.0 - 4.5 * i) for i in range(7)]
+    assert all(tile_shaped(aslant))
 
 
 def test_only_a_back_standing_beside_her_tiles_is_hers_to_turn():
