@@ -183,7 +183,8 @@ def read_rack(model: Any, image: Any) -> RackReading:
                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
             for d in dets if d.face == "up" and d.tile]
     read = [t for t, shaped in zip(read, tile_shaped([t.box for t in read]), strict=True) if shaped]
-    down = [d for d in dets if d.face != "up" and on_her_rack(d.box, [t.box for t in read])]
+    faces = [t.box for t in read]
+    down = [d for d in dets if d.face != "up" and on_her_rack(d.box, faces)]
     soap = model.kind_probability(image, [d.box for d in down], SOAP)
     blank = [(d, float(p)) for d, p in zip(down, soap, strict=True) if p >= SOAP_ASKED_AT]
     read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]

@@ -51,10 +51,9 @@ def test_an_overhead_layout_of_small_tiles_is_read_again_where_every_tile_is_fou
     """60 tiles laid out under an overhead 720p camera framing 680 mm come out about 23 px tall at the detector's
     usual input, where it finds most but not all of them and boxes them loosely (53 of 60 at IoU 0.5 when
     measured; framing 620 mm, the one-size reading finds all 60 at the shipped threshold, which tests nothing).
-    ``detect``
-    reads the frame again with the tiles at SMALL_TILE_AIM_PX: all 60, their boxes overall closer (the mean
-    overlap with the true boxes), and no looser on the tiles both readings found. ``frame_boxes`` with
-    low thresholds (the evaluation's ranking) reads at the same size."""
+    ``detect`` reads the frame again with the tiles at SMALL_TILE_AIM_PX: all 60, their boxes overall closer (the
+    mean overlap with the true boxes), and no looser on the tiles both readings found. ``frame_boxes`` with low
+    thresholds (the evaluation's ranking) reads at the same size."""
     rng = np.random.default_rng(5)
     scene = grid_scene([TILES[int(rng.integers(len(TILES)))] for _ in range(60)], 3, rng, cols=12)
     frame, labels = render(scene, overhead_camera(view_mm=680), rng)
