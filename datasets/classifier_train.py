@@ -27,7 +27,7 @@ from vision.tile_model import BACK, CLASSES, CLASSIFIER_SIZE, NOT_A_TILE, crop_s
 from . import real
 from .budget import cached, start_run, train_to_budget
 from .folded_norms import freeze, start_from
-from .restyle import restyle
+from .restyle import restyle, warp_strokes
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs"
@@ -185,12 +185,13 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
     return best_t
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 0.0, any_angle: float = 0.0
-            ) -> torch.Tensor:
+def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 0.0, any_angle: float = 0.0,
+            warp: float = 0.0) -> torch.Tensor:
     """Random shift/scale crop to CLASSIFIER_SIZE, quarter turns, colour gain, blur, and now and then a crop seen
     at 14-30 px and scaled back up: a camera framing the whole table shows a tile at 15-25 px, and the reader
     scales that up to the input size; -> NCHW float 0..255. A share ``any_angle`` is turned by any angle and
-    shrunk as the runtime's square crop around a turned tile's upright box shows it (a discard lies any way)."""
+    shrunk as the runtime's square crop around a turned tile's upright box shows it (a discard lies any way); a
+    share ``warp`` is bent as another hand would draw it (``restyle.warp_strokes``)."""
     n, big = batch.shape[0], batch.shape[1]
     s = CLASSIFIER_SIZE
     out = np.empty((n, s, s, 3), np.float32)
@@ -211,6 +212,8 @@ def augment(batch: np.ndarray, rng: np.random.Generator, restyle_share: float = 
             im = np.rot90(im, k)
         if rng.random() < restyle_share:
             im = restyle(np.ascontiguousarray(im), rng)
+        if rng.random() < warp:
+            im = warp_strokes(np.ascontiguousarray(im), rng)
         if rng.random() < 0.3:
             im = cv2.GaussianBlur(im, (0, 0), rng.uniform(0.4, 1.2))
         elif rng.random() < 0.35:
@@ -288,7 +291,7 @@ def train(a: argparse.Namespace) -> None:
             freeze(net)
         for g in opt.param_groups:
             g["lr"] = peak * rate
-        x = augment(xt[idx], rng, a.restyle, a.any_angle).to(dev) / 255.0
+        x = augment(xt[idx], rng, a.restyle, a.any_angle, a.warp).to(dev) / 255.0
         loss = loss_fn(net(x), torch.from_numpy(yt[idx]).to(dev))
         opt.zero_grad()
         loss.backward()

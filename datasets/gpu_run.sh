@@ -38,7 +38,8 @@ python3 -m datasets.train detector --device $DEV --init models/tile_detector.onn
 det=$!
 cdev=$([ "$DEV" = cpu ] && echo cpu || echo cuda)
 python3 -m datasets.train classifier --device "$cdev" --threads 4 --init models/tile_classifier.onnx \
-  --real .gpu/real/train --real-val .gpu/real/val --minutes "$(python3 -c "print($MINUTES - 1.5)")" \
+  --restyle 0.5 --any-angle 0.5 --warp 0.4 --real .gpu/real/train --real-val .gpu/real/val \
+  --minutes "$(python3 -c "print($MINUTES - 1.5)")" \
   --out runs/cls-gpu $LIMIT > "$OUT/classifier.log" 2>&1 || echo "classifier failed"
 wait $det || echo "detector failed"
 # ONNX files are written back on the development machine (export --files-only): its onnx is the pinned one.

@@ -36,3 +36,19 @@ def restyle(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     else:                                               # no colour
         im = cv2.cvtColor(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     return im
+
+
+def warp_strokes(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The same tile drawn by another hand: the crop bent by a smooth random field, a few pixels at most, so a
+    stroke keeps its place and count but not its exact curve. Brushed numerals differ from set to set in just
+    this way (a set never trained on writes its 三 with hooked strokes, and was read as 5 Crak: models/README.md)."""
+    s = im.shape[0]
+    sigma = rng.uniform(0.06, 0.12) * s
+    reach = rng.uniform(0.02, 0.06) * s
+    grid = np.mgrid[0:s, 0:s].astype(np.float32)
+    maps = []
+    for axis in (1, 0):                                   # x, then y
+        field = cv2.GaussianBlur(rng.standard_normal((s, s)).astype(np.float32), (0, 0), sigma)
+        field *= reach / max(float(np.abs(field).max()), 1e-6)
+        maps.append(grid[axis] + field)
+    return cv2.remap(im, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

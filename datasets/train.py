@@ -323,6 +323,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="share of training crops printed as another maker's set would be (classifier_train.restyle)")
     c.add_argument("--any-angle", type=float, default=0.0,
                    help="share of training crops turned by any angle, as discards lie (classifier_train.augment)")
+    c.add_argument("--warp", type=float, default=0.0,
+                   help="share of training crops bent as another hand would draw them (restyle.warp_strokes)")
     c.add_argument("--print-negatives", type=int, default=0,
                    help="crops of rendered print (book spines, cards) boxed like tiles, taught as not a tile")
     c.add_argument("--limit", type=int, default=None, help="use only this many images per split (smoke runs)")

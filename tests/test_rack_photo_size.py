@@ -72,9 +72,12 @@ def test_the_pages_photo_is_read_at_half_size_with_the_same_tiles_in_the_photos_
 def test_a_rack_photographed_from_afar_is_read_from_the_whole_photo(model, decodes):
     far = np.full((1536, 2048, 3), 60, np.uint8)
     far[500:1100, 600:1400] = cv2.resize(cv2.imread(str(RACK)), (800, 600), interpolation=cv2.INTER_AREA)
-    reading = read_rack_photo(model, jpeg(far), "far")
+    data = jpeg(far)
+    reading = read_rack_photo(model, data, "far")
     assert decodes == [2, 1]          # its tiles at half size came out smaller than the classifier's input
-    assert [t.tile for t in reading.tiles] == RACK_TILES and reading.width == 2048
+    whole = read_rack(model, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR))
+    assert len(reading.tiles) == len(RACK_TILES) and reading.width == 2048
+    assert [(t.tile, t.box) for t in reading.tiles] == [(t.tile, t.box) for t in whole.tiles]   # as read whole
 
 
 def test_a_turned_photo_is_read_upright(model, decodes):

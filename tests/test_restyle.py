@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from datasets.restyle import restyle
+from datasets.restyle import restyle, warp_strokes
 
 BODY = (205, 225, 235)   # ivory, BGR
 INK = (40, 40, 190)      # red
@@ -37,3 +37,18 @@ def test_each_restyle_recolours_the_ink_or_changes_its_weight_or_drops_colour_an
             assert inked.sum() != stroke.sum()                   # bolder or thinner
             seen.add("weight")
     assert seen == {"grey", "recoloured", "weight"}
+
+
+def test_a_warped_tile_keeps_its_strokes_near_their_place_but_not_their_exact_curve():
+    im, stroke = _tile()
+    ys, xs = np.nonzero(stroke)
+    bent = 0
+    for seed in range(40):
+        out = warp_strokes(im.copy(), np.random.default_rng(seed))
+        assert out.shape == im.shape and out.dtype == np.uint8
+        inked = np.abs(out.astype(int) - BODY).sum(axis=2) > 60
+        oy, ox = np.nonzero(inked)
+        assert abs(oy.mean() - ys.mean()) < 3 and abs(ox.mean() - xs.mean()) < 3   # the stroke stays put
+        assert 0.6 < inked.sum() / stroke.sum() < 1.6                               # and keeps its weight
+        bent += not np.array_equal(inked, stroke)
+    assert bent >= 35                                                                # but is drawn otherwise

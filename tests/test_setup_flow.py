@@ -70,12 +70,13 @@ def test_camera_captures_with_prompts_a_refused_capture_taken_again_and_the_set_
     assert refused < again < out.index("capture 2 of 3: turn the mat a quarter turn, then press Enter")
     assert out.index("capture 3 of 3: change the light") > again
     assert out.count("sheet 1 at") == 3 and out.count("sheet 2 at") == 3
-    # Every tile laid is learned but those a capture named as trouble (the classifier of 2026-11-28 finds two
-    # Jokers of this style unclear in the first capture; they are learned from the other two). Every tile lies
-    # face up, so none is ever called face down: the player is never told to turn over a tile lying face up.
+    # Every tile laid is learned but those a capture named as trouble (the classifier of 2026-11-28 found one or
+    # two Jokers of this style unclear, that of 2026-11-29 four over the three captures, each a different Joker;
+    # each is learned from the other captures). Every tile lies face up, so none is ever called face down: the
+    # player is never told to turn over a tile lying face up.
     trouble_lines = [line for line in out.splitlines() if line.startswith("  ! sheet ")]
     trouble = len(trouble_lines)
-    assert trouble <= 3 and "face down" not in out
+    assert trouble <= 4 and "face down" not in out
     assert all(re.match(r"  ! sheet 2, Joker \d: unclear", line) for line in trouble_lines), trouble_lines
     assert f"learned your set 'kitchen' from 3 capture(s), {150 - trouble} tiles" in out
     assert 'tile_set = "kitchen"' in profile.read_text()
