@@ -43,8 +43,8 @@ SUIT_WORDS = {"B": "Bams", "C": "Craks", "D": "Dots", "H": "winds and dragons"}
 
 #: A face-down box with at least this calibrated chance of being a Soap is put on the rack as a Soap and asked
 #: about, not told to turn: a question is cheap, a lost tile is not. On the rack photos of the set never trained
-#: on it puts 6 of its 8 blank Soaps read as backs on the rack, and no box on no tile; the Hong Kong racks' 24
-#: backs are given at most 0.003 (docs/hand.md).
+#: on it puts 6 of its 8 blank Soaps read as backs on the rack, and no box on no tile; the Hong Kong racks' 20
+#: backs are given at most 0.005 (docs/hand.md; the classifier of 2026-11-29, later).
 SOAP_ASKED_AT = 0.1
 
 #: Why a tile is asked about, as the page and ``mahj hand`` say it.

@@ -79,7 +79,7 @@ def test_a_new_set_is_learned_from_the_mat_and_read_right_on_other_captures(mode
     # Joker of this style unclear in one capture (that of 2026-11-28 none); it is learned from the others. Every
     # tile lies face up, so none is ever called face down.
     trouble = [c for cap in doc["captures_seen"] for c in cap["cells"] if c["state"] != "tile"]
-    assert len(trouble) <= 2 and all(c["state"] == "unclear" and "Joker" in c["cell"] for c in trouble), trouble
+    assert len(trouble) <= 1 and all(c["state"] == "unclear" and "Joker" in c["cell"] for c in trouble), trouble
     learned = 100 - len(trouble)
     assert doc["tiles"] == learned and doc["captures"] == 4 and doc["refused"] == [] and doc["seconds"] < 120
     assert doc["checked"] and set(doc["kinds"]) == {c.code for s in range(2) for c in cells(s)}
