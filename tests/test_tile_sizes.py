@@ -12,7 +12,7 @@ from datasets.synth.scene import render
 from engine.tiles import TILES
 from vision.tile_detector import above, lowest
 from vision.tile_model import DETECTOR_FILE, MODELS_DIR
-from vision.tile_sizes import SIZE_CONF
+from vision.tile_sizes import REGION_CONF, SIZE_CONF
 
 
 def test_a_whole_table_frame_is_detected_again_at_a_scale_its_tiles_can_be_found(model, whole_table):
@@ -89,7 +89,7 @@ def test_detect_reads_a_frame_again_only_where_another_size_can_help(model, monk
     enough to judge their size; ``side_px`` in the frame's own pixels, scaled to the image each pass reads)."""
     calls = []
 
-    def boxes(img, native=False, conf=None):
+    def boxes(img, native=False, conf=None, window=None):
         calls.append(img.shape[:2])
         if side_px is None:
             return np.zeros((0, 4)), np.zeros(0, int), np.zeros(0)
@@ -138,6 +138,75 @@ def test_a_table_photographed_at_full_resolution_is_read_at_its_own_size(model, 
     assert hits >= 0.85 * len(boxes), f"{hits} of {len(boxes)}"
 
 
+def _on_the_floor(frame: np.ndarray, size: tuple[int, int] = (1080, 1920)) -> tuple[np.ndarray, int, int]:
+    """The fixture photo halved (640 x 360, its 40 tiles about 30 px wide) in the middle of a 1080p frame of bare
+    floor, as an overhead camera sees a table and the floor around it; and where the photo lies."""
+    frame = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    rng = np.random.default_rng(3)
+    canvas = np.clip(rng.normal((70, 95, 120), 6, (*size, 3)), 0, 255).astype(np.uint8)
+    y0, x0 = (size[0] - frame.shape[0]) // 2, (size[1] - frame.shape[1]) // 2
+    canvas[y0:y0 + frame.shape[0], x0:x0 + frame.shape[1]] = frame
+    return canvas, x0, y0
+
+
+def test_a_window_of_a_reading_finds_what_the_whole_reading_finds_there(model, frame):
+    """A window is cut from the whole frame's input on the stride's grid: the same pixels in the same places, so
+    the tiles in it come back with the boxes and scores the whole reading gives them."""
+    big, x0, y0 = _on_the_floor(frame)
+    conf = (0.3, 0.3)
+    whole = model.boxes(big, native=True, conf=conf)
+    window = (x0 - 40, y0 - 40, x0 + frame.shape[1] // 2 + 40, y0 + frame.shape[0] // 2 + 40)
+    part = model.boxes(big, native=True, conf=conf, window=window)
+    assert len(whole[0]) >= 36
+    assert len(part[0]) == len(whole[0])
+    order_w, order_p = np.lexsort(whole[0].T[::-1]), np.lexsort(part[0].T[::-1])
+    # the network's far context (its pooling) reaches past the window's edge: a tile's box moves under 1 px of
+    # its 30 (0.9 when measured), its score by a few thousandths
+    assert np.abs(part[0][order_p] - whole[0][order_w]).max() < 1.5
+    assert np.abs(part[2][order_p] - whole[2][order_w]).max() < 0.02
+
+
+def test_a_large_frame_is_read_again_larger_only_where_its_tiles_are(model, frame, monkeypatch):
+    """A 1080p frame whose tiles lie in its middle, bare floor around: the second, larger reading covers only
+    the tiles' part of the frame (and a margin), and reads there every tile the whole frame read larger gives."""
+    from vision import tile_sizes
+
+    big, _x0, _y0 = _on_the_floor(frame)
+    shapes = []
+    session = model.detector.session
+
+    class Watched:
+        """The detector's onnxruntime session, noting each input's size."""
+
+        def run(self, names, feeds):  # noqa: ANN001, ANN201
+            shapes.append(next(iter(feeds.values())).shape[2:])
+            return session.run(names, feeds)
+
+    monkeypatch.setattr(model.detector, "session", Watched())
+    region = model.detect(big)
+    second = shapes[-1]
+    monkeypatch.setattr(tile_sizes, "tiles_region", lambda first, side, h, w: (0, 0, w, h))
+    whole = model.detect(big)
+    assert len(shapes) == 4 and shapes[-1][0] * shapes[-1][1] > 1.5 * second[0] * second[1]
+    assert len(region) >= 36 and len(region) == len(whole)
+    for d in region:
+        twin = max(whole, key=lambda w: iou(w.box, d.box))
+        assert iou(twin.box, d.box) > 0.9 and (twin.face, twin.tile) == (d.face, d.tile)
+
+
+def test_the_region_read_again_holds_every_box_found_and_a_margin_of_tiles():
+    from vision.tile_sizes import REGION_CONF, REGION_MARGIN_TILES, tiles_region
+
+    boxes = np.array([[400.0, 300.0, 430.0, 340.0], [900.0, 500.0, 930.0, 540.0], [10.0, 10.0, 40.0, 50.0]])
+    scores = np.array([0.9, REGION_CONF, REGION_CONF / 2])
+    pad = REGION_MARGIN_TILES * 30
+    assert tiles_region((boxes, np.zeros(3, int), scores), 30.0, 1080, 1920) == (
+        400 - pad, 300 - pad, 930 + pad, 540 + pad)
+    corner = np.array([[20.0, 15.0, 50.0, 55.0]])
+    assert tiles_region((corner, np.zeros(1, int), scores[:1]), 30.0, 1080, 1920) == (0, 0, 50 + pad, 55 + pad)
+    assert tiles_region((np.zeros((0, 4)), np.zeros(0, int), np.zeros(0)), 30.0, 1080, 1920) == (0, 0, 1920, 1080)
+
+
 def test_a_tile_cut_by_a_slice_edge_is_counted_once_and_never_lost(model, frame, truth):
     """Read in slices, a tile that a slice edge cuts is left to the neighbouring slice, which holds it whole:
     each tile comes back once (no second, partial box), and the slices find the tiles one whole reading finds."""
@@ -165,7 +234,7 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     picture gets: bench/loso.py.)"""
     calls = []
 
-    def boxes(img, native=False, conf=None):
+    def boxes(img, native=False, conf=None, window=None):
         calls.append(conf)
         side = 150.0 if img.shape[0] == 640 else 48.0    # 1280 px read at 1024 first: 60 px, 24 at 512
         return np.array([[10.0, 10.0, 10.0 + side, 10.0 + 1.3 * side]] * 10), np.zeros(10, int), np.full(10, 0.9)
@@ -178,7 +247,7 @@ def test_a_close_up_is_read_with_the_close_up_thresholds(model, monkeypatch):
     assert calls == [first] + [(0.2, 0.1)] * 3
     calls.clear()
     model.frame_boxes(np.zeros((720, 1280, 3), np.uint8), None)
-    assert calls == [first]
+    assert calls == [lowest(first, (REGION_CONF, REGION_CONF))]    # also where a larger reading should look
     # asked for lower thresholds (an evaluation's ranking), each reading is still made once, down to the lower
     # of the two
     calls.clear()

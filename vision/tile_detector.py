@@ -16,6 +16,8 @@ FACES = ("up", "down")
 #: A reading of a frame: boxes x1, y1, x2, y2 in frame px (N, 4), face class ids (N,), scores (N,).
 Reading = tuple[np.ndarray, np.ndarray, np.ndarray]
 _PAD_VALUE = 114  # the letterbox grey the detector was trained with
+#: The detector's input sides are multiples of its coarsest stride.
+STRIDE = 32
 #: How a frame is scaled to the detector's input: bilinear, as ultralytics scaled the training images. Area
 #: averaging cost 7 ms of a 1280x720 frame's two readings against 1 ms, for the same validation mAP.
 DOWNSCALE = cv2.INTER_LINEAR
@@ -46,7 +48,7 @@ class TileDetector:
         if self.fixed:
             return self.fixed
         r = 1.0 if native else DETECTOR_SIDE / max(h, w)
-        return (-(-round(h * r) // 32) * 32, -(-round(w * r) // 32) * 32)
+        return (-(-round(h * r) // STRIDE) * STRIDE, -(-round(w * r) // STRIDE) * STRIDE)
 
     def _buffers_for(self, ih: int, iw: int) -> tuple[np.ndarray, np.ndarray]:
         """The letterbox (ih x iw x 3) and the detector input (1 x 3 x ih x iw), as views of one pair of flat
@@ -74,11 +76,25 @@ class TileDetector:
         np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
         return buf, r, x0, y0
 
-    def boxes(self, frame: np.ndarray, conf: tuple[float, float], native: bool = False) -> Reading:
-        """(boxes xyxy in frame px, face class ids, scores) after NMS, down to ``conf`` (face up, face down)."""
+    def boxes(self, frame: np.ndarray, conf: tuple[float, float], native: bool = False,
+              window: tuple[int, int, int, int] | None = None) -> Reading:
+        """(boxes xyxy in frame px, face class ids, scores) after NMS, down to ``conf`` (face up, face down).
+
+        ``window`` (x0, y0, x1, y1, frame px): only that part of the frame goes through the network, cut from the
+        whole frame's input on the stride's grid, so that it reads the same pixels in the same places as the whole
+        reading does and finds there what that would (a window cut and scaled on its own reads differently: the
+        detector's boxes move with the stride's phase, and a fold's figures by several points)."""
         buf, r, x0, y0 = self._prepare(frame, native)
+        wx, wy = 0, 0
+        if window is not None:
+            ih, iw = buf.shape[2:]
+            wx, wy = (max(0, int((v * r + o) // STRIDE) * STRIDE) for v, o in ((window[0], x0), (window[1], y0)))
+            ex, ey = (min(n, -(-int(v * r + o) // STRIDE) * STRIDE) for v, o, n in ((window[2], x0, iw),
+                                                                                     (window[3], y0, ih)))
+            buf = np.ascontiguousarray(buf[:, :, wy:ey, wx:ex])
         out = self.session.run(None, {self._name: buf})[0][0]  # (4 + 2, N)
         b, cls, scores = self._decode(out, conf)
+        b = b + np.array([wx, wy, wx, wy], b.dtype)
         h, w = frame.shape[:2]
         boxes = np.column_stack([(b[:, 0] - x0) / r, (b[:, 1] - y0) / r, (b[:, 2] - x0) / r, (b[:, 3] - y0) / r])
         return np.clip(boxes, 0, [w, h, w, h]).reshape(-1, 4), cls, scores

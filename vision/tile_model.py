@@ -148,10 +148,12 @@ class TileModel:
         """The detector's input (height, width) for an h x w frame (vision.tile_detector)."""
         return self.detector.input_shape(h, w, native)
 
-    def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None) -> Reading:
+    def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None,
+              window: tuple[int, int, int, int] | None = None) -> Reading:
         """One detector reading at one size: (boxes xyxy in frame px, face class ids, scores) after NMS; ``conf``:
-        (face up, face down) score thresholds instead of the whole-frame ones."""
-        return self.detector.boxes(frame, conf or (self.up_conf, self.conf), native)
+        (face up, face down) score thresholds instead of the whole-frame ones; ``window``: only that part of the
+        frame read, as the whole reading reads it (TileDetector.boxes)."""
+        return self.detector.boxes(frame, conf or (self.up_conf, self.conf), native, window)
 
     def slice_boxes(self, image: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
         """A reading of a large image at its own scale in overlapping slices, in one batch

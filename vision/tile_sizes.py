@@ -49,6 +49,12 @@ UNKNOWN_SIDE_PX = 2048
 WHOLE_MAX_PX = 2048
 SLICE_PX = 768
 SLICE_OVERLAP_PX = 128
+#: A large image's second, larger reading covers only the part of it where the first reading found anything,
+#: down to this score (either face), with REGION_MARGIN_TILES tiles around it: an overhead camera sees the floor
+#: around the table, where no tile lies, and on the recording's 1080p frames the tiles' part is under half the
+#: frame. The first reading is made down to this score for that, and cut at the usual thresholds after.
+REGION_CONF = 0.05
+REGION_MARGIN_TILES = 2.0
 
 
 class SizedDetector(Protocol):
@@ -59,8 +65,8 @@ class SizedDetector(Protocol):
     conf: float
     closeup_conf: tuple[float, float]
 
-    def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None
-              ) -> Reading: ...
+    def boxes(self, frame: np.ndarray, native: bool = False, conf: tuple[float, float] | None = None,
+              window: tuple[int, int, int, int] | None = None) -> Reading: ...
 
     def slice_boxes(self, image: np.ndarray, conf: tuple[float, float]) -> Reading: ...
 
@@ -95,7 +101,10 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     h, w = frame_bgr.shape[:2]
     first_scale = min(1.0, FIRST_SIDE_PX / max(h, w))
     big = max(h, w) > FIRST_SIDE_PX and not model.fixed
-    first = _larger(model, frame_bgr, first_scale, sizing) if big else model.boxes(frame_bgr, conf=sizing)
+    if big:
+        first = _larger(model, frame_bgr, first_scale, lowest(sizing, (REGION_CONF, REGION_CONF)))
+    else:
+        first = model.boxes(frame_bgr, conf=sizing)
     if model.fixed:
         return above(first, conf or usual)
     r = DETECTOR_SIDE / max(h, w)
@@ -115,16 +124,34 @@ def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, 
     scale = min(1.0, SMALL_TILE_AIM_PX / max(side, 1.0))
     if big and scale <= first_scale:
         return above(first, conf or usual)
-    return above(_larger(model, frame_bgr, scale, low), conf or usual)
+    region = tiles_region(first, side, h, w) if big else None
+    return above(_larger(model, frame_bgr, scale, low, region), conf or usual)
 
 
-def _larger(model: SizedDetector, frame_bgr: np.ndarray, scale: float, conf: tuple[float, float]) -> Reading:
-    """The image read at ``scale`` of its own size (<= 1), whole up to WHOLE_MAX_PX on the long side, in
-    slices beyond; boxes in the image's pixels."""
+def tiles_region(first: Reading, side: float, h: int, w: int) -> tuple[int, int, int, int]:
+    """The part (x0, y0, x1, y1) of an h x w image to read again larger: every box of the first reading at
+    REGION_CONF or more, REGION_MARGIN_TILES tiles of ``side`` px around them; the whole image where it found
+    none."""
+    boxes = first[0][first[2] >= REGION_CONF]
+    if not len(boxes):
+        return 0, 0, w, h
+    pad = REGION_MARGIN_TILES * side
+    x0, y0 = np.floor(boxes[:, :2].min(axis=0) - pad)
+    x1, y1 = np.ceil(boxes[:, 2:].max(axis=0) + pad)
+    return max(0, int(x0)), max(0, int(y0)), min(w, int(x1)), min(h, int(y1))
+
+
+def _larger(model: SizedDetector, frame_bgr: np.ndarray, scale: float, conf: tuple[float, float],
+            region: tuple[int, int, int, int] | None = None) -> Reading:
+    """The image read at ``scale`` of its own size (<= 1), whole up to WHOLE_MAX_PX on the long side (only
+    ``region`` of it, image px, where given), in slices beyond; boxes in the image's pixels."""
     h, w = frame_bgr.shape[:2]
     img = cv2.resize(frame_bgr, None, fx=scale, fy=scale, interpolation=DOWNSCALE) if scale != 1 else frame_bgr
     if max(img.shape[:2]) <= WHOLE_MAX_PX:
-        boxes, cls, scores = model.boxes(img, native=True, conf=conf)
+        f = img.shape[1] / w
+        window = None if region is None else (round(region[0] * f), round(region[1] * f),
+                                               round(region[2] * f), round(region[3] * f))
+        boxes, cls, scores = model.boxes(img, native=True, conf=conf, window=window)
     else:
         boxes, cls, scores = model.slice_boxes(img, conf)
     return boxes * (w / img.shape[1]), cls, scores
