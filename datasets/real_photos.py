@@ -30,7 +30,6 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -343,60 +342,28 @@ def justinchan_crops() -> tuple[list[np.ndarray], list[str]]:
     return imgs, codes
 
 
-class Leftover(NamedTuple):
-    """What a photo's labels leave out, as the shipped model sees it: face-up tiles and backs sure enough to label,
-    and boxes too unsure to label either way (``unsure``: most are tiles in heaps, walls and other racks)."""
-
-    ups: np.ndarray
-    backs: np.ndarray
-    unsure: np.ndarray
-
-
-#: What a photo's labels leave out: image -> Leftover.
-Unlabelled = Callable[[np.ndarray], Leftover]
-#: The letterbox grey the detector trains with (vision.tile_detector): a masked box shows nothing.
-MASK_GREY = 114
-
-
-def mask_unsure(img: np.ndarray, unsure: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """A copy of ``img`` with the ``unsure`` boxes filled grey, except where a box to ``keep`` (a label) lies: a tile
-    the labels leave out and the model is unsure of is then taught as neither tile nor background."""
-    out = img.copy()
-    h, w = img.shape[:2]
-
-    def spans(b: np.ndarray) -> tuple[slice, slice]:
-        x0, y0, x1, y1 = (int(round(float(v))) for v in b)
-        return slice(max(0, y0), min(h, y1)), slice(max(0, x0), min(w, x1))
-
-    for b in unsure:
-        out[spans(b)] = MASK_GREY
-    for b in keep:
-        out[spans(b)] = img[spans(b)]
-    return out
+#: Boxes of face-up tiles and of backs a photo's labels leave out: image -> (face-up boxes, back boxes).
+Unlabelled = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def export_yolo(out: Path, split: str, unlabelled: Unlabelled | None = None,
-                long_side: int = 512, quality: int = 80, mask: bool = True) -> int:
+                long_side: int = 512, quality: int = 80) -> int:
     """Write a split's photos as a YOLO folder: ``images``, ``labels`` (class 0 face up, 1 face down) and
     ``codes`` (each label line's tile code, ``-`` where the source has none, ``down`` for a back), each photo
     re-encoded at ``long_side`` (it travels to a GPU machine under a size limit). The photos label face-up tiles
     only, and most label only the hand on the rack, not the discards beside it; ``unlabelled(image)`` may give
     boxes of the face-up tiles and the backs they leave out (``pseudo_tiles``), so that those are not taught as
-    background, and, with ``mask``, the boxes too unsure to label are filled grey (``mask_unsure``): on the
-    training photos nearly all of them are tiles (models/README.md, "Retrain"). Returns the photo count."""
+    background. Returns the photo count."""
     for sub in ("images", "labels", "codes"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     n = 0
-    none = np.zeros((0, 4), np.float32)
     for k, ph in enumerate(tqdm(list(photos((split,))), desc=f"export {split}", unit="photo")):
         img = ph.load()
         h, w = img.shape[:2]
-        ups, backs, unsure = unlabelled(img) if unlabelled is not None else Leftover(none, none, none)
+        ups, backs = unlabelled(img) if unlabelled is not None else (np.zeros((0, 4), np.float32),) * 2
         if len(ph.boxes):
             ups = ups[iou_matrix(ups, ph.boxes).max(axis=1) < 0.2] if len(ups) else ups
             backs = backs[iou_matrix(backs, ph.boxes).max(axis=1) < 0.2] if len(backs) else backs
-        if mask and len(unsure):
-            img = mask_unsure(img, unsure, np.concatenate([ph.boxes.reshape(-1, 4), ups, backs]))
         r = min(1.0, long_side / max(h, w))
         small = cv2.resize(img, (round(w * r), round(h * r)), interpolation=cv2.INTER_AREA) if r < 1 else img
         stem = f"{ph.source}-{split}-{k:04d}"
@@ -414,28 +381,24 @@ def export_yolo(out: Path, split: str, unlabelled: Unlabelled | None = None,
     return n
 
 
-def pseudo_tiles(min_score: float = 0.6, min_face: float = 0.9, unsure_from: float = 0.2) -> Unlabelled:
+def pseudo_tiles(min_score: float = 0.6, min_face: float = 0.9) -> Unlabelled:
     """Boxes of the tiles a photo's labels leave out, as the shipped model sees them: face-up tiles it boxes at
     ``min_score`` or more and reads as a tile at ``min_face`` or more (the discards beside a labelled hand), and
     its own face-down boxes at ``min_score`` or more. A face-up box the classifier reads as a back is not taken
-    as a back, or the classifier's mistakes would come back to both networks as labels. The other face-up boxes
-    scored ``unsure_from`` or more that the classifier reads as a tile are unsure; what it reads as no tile or a
-    back, and the unsure face-down boxes (often the table between spaced tiles), stay background."""
+    as a back, or the classifier's mistakes would come back to both networks as labels."""
     from vision.tile_model import TileModel
 
     model = TileModel.load()
 
-    def unlabelled(img: np.ndarray) -> Leftover:
-        boxes, cls, scores = model.frame_boxes(img, conf=(unsure_from, min_score))
+    def unlabelled(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        boxes, cls, scores = model.frame_boxes(img)
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-        up = np.nonzero(cls == 0)[0]
-        # read_faces drops the boxes it reads as no tile: each detection is found again by its box
-        faces = {d.box: d for d in model.read_faces(img, boxes[up], cls[up], scores[up])}
-        tiles = [(i, d) for i in up.tolist() if (d := faces.get(tuple(float(v) for v in boxes[i]))) is not None
-                 and d.tile is not None]
-        sure = [i for i, d in tiles if scores[i] >= min_score and (d.tile_score or 0) >= min_face]
-        unsure = [i for i, _d in tiles if i not in sure]
-        return Leftover(boxes[sure].reshape(-1, 4), boxes[cls == 1], boxes[unsure].reshape(-1, 4))
+        backs = boxes[(cls == 1) & (scores >= min_score)]
+        up = (cls == 0) & (scores >= min_score)
+        faces = model.read_faces(img, boxes[up], cls[up], scores[up])
+        ups = np.array([d.box for d in faces if d.tile is not None and (d.tile_score or 0) >= min_face],
+                       np.float32).reshape(-1, 4)
+        return ups, backs
 
     return unlabelled
 
@@ -446,8 +409,6 @@ def main() -> None:
     ap.add_argument("--export", type=Path, help="write the train and val splits as YOLO folders under this one")
     ap.add_argument("--no-pseudo-labels", action="store_true",
                     help="add no boxes of unlabelled tiles and backs from the shipped model")
-    ap.add_argument("--no-mask", action="store_true",
-                    help="leave the boxes the shipped model is unsure of as they are (taught as background)")
     a = ap.parse_args()
     if a.write_splits:
         write_split_file()
@@ -461,8 +422,7 @@ def main() -> None:
     if a.export:
         unlabelled = None if a.no_pseudo_labels else pseudo_tiles()
         for split in ("train", "val"):
-            n = export_yolo(a.export / split, split, unlabelled, mask=not a.no_mask)
-            print(f"{n} {split} photos -> {a.export / split}")
+            print(f"{export_yolo(a.export / split, split, unlabelled)} {split} photos -> {a.export / split}")
 
 
 if __name__ == "__main__":

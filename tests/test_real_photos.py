@@ -160,9 +160,8 @@ def test_pseudo_labels_take_only_what_the_model_is_sure_of(monkeypatch):
     scores = np.array([0.9, 0.9, 0.5, 0.9, 0.7, 0.4], np.float32)
 
     class Model:
-        def frame_boxes(self, img, conf=None):
-            keep = scores >= np.where(cls == 0, conf[0], conf[1])
-            return boxes[keep], cls[keep], scores[keep]
+        def frame_boxes(self, img):
+            return boxes, cls, scores
 
         def read_faces(self, img, b, c, s):
             faces = {0: ("3B", 0.95), 20: ("3B", 0.6), 40: ("3B", 0.99), 60: (None, 0.99)}   # by the box's x
@@ -172,26 +171,7 @@ def test_pseudo_labels_take_only_what_the_model_is_sure_of(monkeypatch):
     import vision.tile_model as tm
 
     monkeypatch.setattr(tm.TileModel, "load", classmethod(lambda c, *a, **k: Model()))
-    left = real_photos.pseudo_tiles()(np.zeros((20, 120, 3), np.uint8))
+    ups, backs = real_photos.pseudo_tiles()(np.zeros((20, 120, 3), np.uint8))
     # Box 0: sure box, sure face. Box 1: the face unsure. Box 2: the box unsure. Box 3: read as a back.
-    assert left.ups.tolist() == [[0, 0, 10, 14]]
-    assert left.backs.tolist() == [[80, 0, 90, 14]]
-    # the other face-up boxes read as tiles are unsure: neither labelled nor taught as background (the export
-    # masks them); the one read as a back, and the unsure back, stay background
-    assert left.unsure[:, 0].tolist() == [20, 40]
-    assert real_photos.pseudo_tiles(unsure_from=0.55)(np.zeros((20, 120, 3), np.uint8)).unsure[:, 0].tolist() == [20]
-
-
-def test_the_export_masks_what_the_model_is_unsure_of_but_never_a_label():
-    """An unsure box is filled with the letterbox grey, so the detector learns it as neither tile nor background;
-    where it overlaps a labelled tile, the label's pixels stay as they were."""
-    img = np.random.default_rng(0).integers(0, 255, (40, 60, 3), np.uint8)
-    unsure = np.array([[0, 0, 20, 20], [30, 10, 50, 30]], np.float32)
-    label = np.array([[40, 15, 60, 35]], np.float32)
-    before = img.copy()
-    out = real_photos.mask_unsure(img, unsure, label)
-    assert (out[0:20, 0:20] == real_photos.MASK_GREY).all()
-    assert (out[10:15, 30:50] == real_photos.MASK_GREY).all() and (out[15:30, 30:40] == real_photos.MASK_GREY).all()
-    assert (out[15:35, 40:60] == img[15:35, 40:60]).all()            # the label is untouched
-    assert (out[20:, :30] == img[20:, :30]).all()                    # and so is what no box covers
-    assert (img == before).all()                                      # a copy: the photo itself is not changed
+    assert ups.tolist() == [[0, 0, 10, 14]]
+    assert backs.tolist() == [[80, 0, 90, 14]]
