@@ -78,6 +78,8 @@ def test_a_rack_photographed_from_afar_is_read_from_the_whole_photo(model, decod
     whole = read_rack(model, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR))
     assert len(reading.tiles) == len(RACK_TILES) and reading.width == 2048
     assert [(t.tile, t.box) for t in reading.tiles] == [(t.tile, t.box) for t in whole.tiles]   # as read whole
+    # shrunk until its tiles are 48 px wide, one Two Crak reads as a 3 Crak at this scale (models/README.md)
+    assert sum(t.tile != code for t, code in zip(reading.tiles, RACK_TILES, strict=True)) <= 1
 
 
 def test_a_turned_photo_is_read_upright(model, decodes):

@@ -51,19 +51,23 @@ class TileDetector:
         return (-(-round(h * r) // STRIDE) * STRIDE, -(-round(w * r) // STRIDE) * STRIDE)
 
     def _buffers_for(self, ih: int, iw: int) -> tuple[np.ndarray, np.ndarray]:
-        """The letterbox (ih x iw x 3) and the detector input (1 x 3 x ih x iw), as views of one pair of flat
-        buffers grown to the largest size read so far. The table reader reads views of many sizes (20 in the demo
-        recording, 134 MB as a pair each) and a batch of photos any number: one pair allocates nothing per frame
-        and holds the memory of one size."""
+        """The letterbox (ih x iw x 3) and the flat buffer the detector's input is written into, both views of one
+        pair of flat buffers grown to the largest size read so far. The table reader reads views of many sizes (20
+        in the demo recording, 134 MB as a pair each) and a batch of photos any number: one pair allocates nothing
+        per frame and holds the memory of one size."""
         n = ih * iw * 3
         if self._letterbox.size < n:
             self._letterbox, self._input = np.empty(n, np.uint8), np.empty(n, np.float32)
-        return self._letterbox[:n].reshape(ih, iw, 3), self._input[:n].reshape(1, 3, ih, iw)
+        return self._letterbox[:n].reshape(ih, iw, 3), self._input
 
-    def _prepare(self, frame: np.ndarray, native: bool = False) -> tuple[np.ndarray, float, float, float]:
+    def _prepare(self, frame: np.ndarray, native: bool = False, window: tuple[int, int, int, int] | None = None
+                 ) -> tuple[np.ndarray, float, float, float, int, int]:
+        """The frame letterboxed into the detector's input, and of it only ``window`` (frame px) widened to the
+        stride's grid, as the network's input; with the letterbox's scale and offset and the window's origin
+        (input px)."""
         h, w = frame.shape[:2]
         ih, iw = self.input_shape(h, w, native)
-        lb, buf = self._buffers_for(ih, iw)
+        lb, flat = self._buffers_for(ih, iw)
         r = min(iw / w, ih / h)
         nw, nh = round(w * r), round(h * r)
         px, py = (iw - nw) / 2, (ih - nh) / 2
@@ -72,9 +76,15 @@ class TileDetector:
         # A top-down view is only ever enlarged by a few % to fill the stride, as its thresholds were tuned.
         lb[y0:y0 + nh, x0:x0 + nw] = frame if (nw, nh) == (w, h) else cv2.resize(
             frame, (nw, nh), interpolation=DOWNSCALE if r < 1 else cv2.INTER_AREA)
+        wx, wy, ex, ey = 0, 0, iw, ih
+        if window is not None:
+            wx, wy = (max(0, int((v * r + o) // STRIDE) * STRIDE) for v, o in ((window[0], x0), (window[1], y0)))
+            ex, ey = (min(n, -(-int(v * r + o) // STRIDE) * STRIDE) for v, o, n in ((window[2], x0, iw),
+                                                                                     (window[3], y0, ih)))
+        buf = flat[:(ey - wy) * (ex - wx) * 3].reshape(1, 3, ey - wy, ex - wx)
         # HWC BGR uint8 -> NCHW RGB float 0..1 (ultralytics trains on RGB)
-        np.multiply(lb[..., ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
-        return buf, r, x0, y0
+        np.multiply(lb[wy:ey, wx:ex, ::-1].transpose(2, 0, 1), 1 / 255.0, out=buf[0], casting="unsafe")
+        return buf, r, x0, y0, wx, wy
 
     def boxes(self, frame: np.ndarray, conf: tuple[float, float], native: bool = False,
               window: tuple[int, int, int, int] | None = None) -> Reading:
@@ -84,14 +94,7 @@ class TileDetector:
         whole frame's input on the stride's grid, so that it reads the same pixels in the same places as the whole
         reading does and finds there what that would (a window cut and scaled on its own reads differently: the
         detector's boxes move with the stride's phase, and a fold's figures by several points)."""
-        buf, r, x0, y0 = self._prepare(frame, native)
-        wx, wy = 0, 0
-        if window is not None:
-            ih, iw = buf.shape[2:]
-            wx, wy = (max(0, int((v * r + o) // STRIDE) * STRIDE) for v, o in ((window[0], x0), (window[1], y0)))
-            ex, ey = (min(n, -(-int(v * r + o) // STRIDE) * STRIDE) for v, o, n in ((window[2], x0, iw),
-                                                                                     (window[3], y0, ih)))
-            buf = np.ascontiguousarray(buf[:, :, wy:ey, wx:ex])
+        buf, r, x0, y0, wx, wy = self._prepare(frame, native, window)
         out = self.session.run(None, {self._name: buf})[0][0]  # (4 + 2, N)
         b, cls, scores = self._decode(out, conf)
         b = b + np.array([wx, wy, wx, wy], b.dtype)
