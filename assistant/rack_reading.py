@@ -20,6 +20,7 @@ from typing import Any
 from assistant.rack_doubt import SOAP_ASKED_AT, SOAP_OR_BACK, doubts
 from engine.tiles import name_or_code, sort_key
 from vision.image_file import MAX_PIXELS, declared_size, decode_image, orientation
+from vision.table_colour import shows_table, table_colour
 
 #: The most bytes a photo may have when it reaches the server. The page shrinks a photo to about 0.3-1 MB
 #: before sending it; a phone's own 12-50 MP JPEG (4-25 MB) sent unshrunk still fits.
@@ -177,7 +178,8 @@ def read_rack(model: Any, image: Any) -> RackReading:
     boxes where there is no tile. A box not shaped like a tile (``tile_shaped``) is dropped. A box read face
     down is hers only where it stands beside her tiles (``on_her_rack``; the wall's end behind the rack is not);
     one that may be a plain Soap (SOAP_ASKED_AT) stands on the rack as a Soap to ask about, the others are tiles
-    to turn."""
+    to turn, but for those that show the table's own colour (``vision.table_colour``: the felt between two tiles
+    stood apart)."""
     dets = model.detect(image, mirror=True)
     read = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
@@ -188,12 +190,14 @@ def read_rack(model: Any, image: Any) -> RackReading:
     soap = model.kind_probability(image, [d.box for d in down], SOAP)
     blank = [(d, float(p)) for d, p in zip(down, soap, strict=True) if p >= SOAP_ASKED_AT]
     read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]
+    table = table_colour(image, [d.box for d in dets])
+    turned = sum(p < SOAP_ASKED_AT and not shows_table(image, d.box, table) for d, p in zip(down, soap, strict=True))
     rows = rack_rows([t.box for t in read])
     tiles = [read[i] for row in rows for i in row]
     starts = [sum(len(r) for r in rows[:k]) for k in range(len(rows))]
     why = doubts(tiles, [list(range(s, s + len(r))) for s, r in zip(starts, rows, strict=True)])
     tiles = [replace(t, doubtful=bool(t.why) or i in why, why=t.why or why.get(i, "")) for i, t in enumerate(tiles)]
-    return RackReading(tiles, len(down) - len(blank), int(image.shape[1]), int(image.shape[0]))
+    return RackReading(tiles, turned, int(image.shape[1]), int(image.shape[0]))
 
 
 def reduction(data: bytes) -> int:

@@ -33,6 +33,7 @@ from assistant.rack_reading import (
 )
 from assistant.tournament.address import lan_address
 from engine.card import SAMPLE_CARD, load_card
+from vision.table_colour import shows_table, table_colour
 from vision.tile_model import Detection, TileModel
 
 RACK = Path(__file__).parent / "fixtures" / "my_hand" / "rack.jpg"
@@ -270,6 +271,18 @@ def test_a_box_narrower_than_the_racks_tiles_is_no_tile_and_is_dropped():
     assert all(tile_shaped(aslant))
 
 
+FELT, IVORY, BACK = (60, 110, 40), (215, 230, 235), (40, 150, 210)   # BGR: green felt, faces, yellow backs
+
+
+def _photo(painted: list[tuple[tuple[float, float, float, float], tuple[int, int, int]]]) -> np.ndarray:
+    """A 400 x 300 photo of felt with each box painted its colour."""
+    img = np.empty((300, 400, 3), np.uint8)
+    img[:] = FELT
+    for (x0, y0, x1, y1), colour in painted:
+        img[int(y0):int(y1), int(x0):int(x1)] = colour
+    return img
+
+
 def test_only_a_back_standing_beside_her_tiles_is_hers_to_turn():
     """The wall's end on the table behind her rack is boxed face down too: it is not hers, and she is not told to
     turn it. A back in her row is. A photo of nothing but backs is her rack from behind."""
@@ -277,13 +290,35 @@ def test_only_a_back_standing_beside_her_tiles_is_hers_to_turn():
     turned, wall = (200.0, 202.0, 238.0, 262.0), (120.0, 20.0, 158.0, 80.0)
     reads = [Detection(b, "up", code, 0.9, 0.99, (code,)) for b, code in zip(rack, "2B 3B 4B 5B 6B".split(),
                                                                             strict=True)]
+    photo = _photo([(b, IVORY) for b in rack] + [(turned, BACK), (wall, BACK)])
     got = read_rack(FakeModel(reads + [Detection(turned, "down", None, 0.8), Detection(wall, "down", None, 0.8)]),
-                    np.zeros((300, 400, 3), np.uint8))
+                    photo)
     assert got.face_down == 1 and len(got.tiles) == 5
     assert on_her_rack(turned, rack) and not on_her_rack(wall, rack)
     assert not on_her_rack((320.0, 200.0, 358.0, 260.0), rack)     # a tile's width and more away: not in her row
     backs = FakeModel([Detection(b, "down", None, 0.8) for b in rack])
-    assert read_rack(backs, np.zeros((300, 400, 3), np.uint8)).face_down == 5
+    assert read_rack(backs, _photo([(b, BACK) for b in rack])).face_down == 5
+
+
+def test_the_felt_between_tiles_stood_apart_is_no_tile_to_turn():
+    """The detector boxes the felt between two of her tiles stood apart as a back: its middle is the table's own
+    colour, so she is not told to turn a tile that is not there. A back beside it, of its own colour, is hers."""
+    left, gap, right = (0.0, 200.0, 38.0, 260.0), (40.0, 200.0, 78.0, 260.0), (80.0, 200.0, 118.0, 260.0)
+    back = (120.0, 200.0, 158.0, 260.0)
+    dets = [Detection(left, "up", "2B", 0.9, 0.99, ("2B",)), Detection(gap, "down", None, 0.8),
+            Detection(right, "up", "3B", 0.9, 0.99, ("3B",)), Detection(back, "down", None, 0.8)]
+    got = read_rack(FakeModel(dets), _photo([(left, IVORY), (right, IVORY), (back, BACK)]))
+    assert got.face_down == 1 and [t.tile for t in got.tiles] == ["2B", "3B"]
+    table = table_colour(_photo([(back, BACK)]), [back])
+    assert shows_table(_photo([]), gap, table) and not shows_table(_photo([(back, BACK)]), back, table)
+    # A back within TABLE_COLOUR_WITHIN of the felt passes for felt; one just beyond it does not.
+    near = tuple(int(v) for v in cv2.cvtColor(np.uint8([[FELT]]), cv2.COLOR_BGR2LAB)[0, 0] + (0, 0, 12))
+    far = tuple(int(v) for v in cv2.cvtColor(np.uint8([[FELT]]), cv2.COLOR_BGR2LAB)[0, 0] + (0, 0, 20))
+    for lab, seen in ((near, True), (far, False)):
+        colour = tuple(int(v) for v in cv2.cvtColor(np.uint8([[lab]]), cv2.COLOR_LAB2BGR)[0, 0])
+        assert shows_table(_photo([(back, colour)]), back, table) is seen
+    # where the boxes cover the whole photo there is no table to compare with: a back stays a back
+    assert table_colour(_photo([]), [(0.0, 0.0, 400.0, 300.0)]) is None and not shows_table(_photo([]), gap, None)
 
 
 def test_impossible_counts_are_pointed_out(table):
