@@ -5,8 +5,8 @@ tells the player to turn a tile that is not there. What a gap shows is the table
 the photo outside every box. On the real player's-eye rack photos, of those false backs beside her tiles, 17 of
 leomiura's 22 and 6 of the Hong Kong racks' 10 lie within TABLE_COLOUR_WITHIN of the table, and every one of the
 483 face-down boxes scored 0.6 or more on the chinese-mahjong and haitaks training photos that lies that near
-was a gap too, looked at one by one (docs/hand.md). A tile's back as green as the felt it stands on would be
-taken for the table; the hand's count then says a tile is missing.
+was a gap too, looked at one by one (docs/hand.md). A tile's back the very colour of the felt it stands on would
+be taken for the table; the hand's count then says a tile is missing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 
 #: Distance in OpenCV's 8-bit Lab (L scaled to 0-255) under which a box's middle is the table's own colour.
-#: The gaps measured lie under 15 (most under 10), the true backs over 20 (docs/hand.md).
+#: The gaps measured lie under 15 (most under 10), the true backs at 28 or more, green backs on green felt
+#: among them (32-35; docs/hand.md).
 TABLE_COLOUR_WITHIN = 15.0
 #: The table's colour is the median of every STEP-th pixel each way outside the boxes: a phone photo has
 #: millions, and a median needs far fewer.
