@@ -114,6 +114,7 @@ def test_impossible_counts_are_pointed_out(capsys, monkeypatch, photo):
     assert "IMPOSSIBLE: 15 tiles: a hand holds at most 14" in out
     assert "IMPOSSIBLE: 5 x 3B, but a set has only 4" in out
     assert "IMPOSSIBLE: 10 Jokers, but a set has only 8" in out
+    assert "missed" not in out           # one tile too many: nothing is missing
 
 
 def test_a_photo_of_another_set_or_of_no_tiles_is_refused_with_a_sentence(capsys, monkeypatch, photo):

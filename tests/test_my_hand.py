@@ -327,6 +327,7 @@ def test_impossible_counts_are_pointed_out(table):
     got = call(url, {"tiles": [{"tile": "3B"}] * 5 + [{"tile": "J"}] * 9 + [{"tile": "N"}]})[1]
     text = " ".join(got["problems"])
     assert "15 tiles" in text and "5 x 3B" in text and "9 Jokers" in text
+    assert not any("missing" in n for n in got["advice"]["notes"])     # one too many: nothing is missing
     view.apply({"kind": "window_opened", "t": 0, "seat": 1, "data": {"tile": "N", "named": "N"}})
     for seat in (2, 3):
         view.apply({"kind": "exposure_accepted", "t": 0, "seat": seat, "data": {"tiles": ["N", "N", "N"]}})

@@ -221,7 +221,7 @@ def _text(photo: Path | None, hand: Hand, advice: HandAdvice, passes: list[PassA
     if advice.exposures:
         out.append("exposed: " + "; ".join(" ".join(g) for g in advice.exposures))
     out += [f"IMPOSSIBLE: {p}" for p in advice.problems]
-    if advice.total not in (13, 14):
+    if advice.total < 13:     # more than 14 is among the IMPOSSIBLE counts above
         out.append(f"{advice.total} tiles: a hand holds 13, or 14 after a pick (a tile missed by the photo?)")
     if not advice.possible:
         out.append("No line on the card can still be made: this hand is dead.")

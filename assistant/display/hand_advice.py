@@ -58,7 +58,7 @@ def hand_advice(card: Any, rack: Sequence[str], exposed: Sequence[Sequence[str]]
         notes.append("The Charleston is over once tiles are exposed: no pass advice.")
         charleston = None
     a = advise(card, list(rack), [list(g) for g in exposed], list(seen), charleston=charleston, courtesy=courtesy)
-    if a.total not in (13, 14):
+    if a.total < 13:     # more than 14 is among the counts no set can show (count_problems)
         notes.append(f"{a.total} tiles{' with your exposures' if exposed else ''}: a hand holds 13, or 14 after a "
                      "pick. Add the missing tiles or take the photo again; the advice below is for the tiles as "
                      "they are.")
