@@ -125,7 +125,7 @@ def test_a_photo_of_another_set_or_of_no_tiles_is_refused_with_a_sentence(capsys
     assert code == 1 and "unclear" in json.loads(out)["error"]
     fake(monkeypatch, [])
     code, _, err = run(capsys, "verify", "--photo", str(photo))
-    assert code == 1 and "No tiles found in the photo" in err
+    assert code == 1 and f"{photo}: No tiles found in the photo" in err      # the photo named
 
 
 def test_a_real_photo_without_tiles_is_refused(capsys, tmp_path):

@@ -137,11 +137,12 @@ def photo_hand(args: argparse.Namespace, photo: Path | None, tiles: str | None) 
     except PhotoError as exc:
         return report_error(str(exc), json_mode=args.json, code=1)
     if not hand.tiles or hand.reading.mostly_unclear:
+        said = f"{photo}: {' '.join(hand.notes)}"      # the photo named: several may be read one after another
         if args.json:
-            return report_error(" ".join(hand.notes), json_mode=True, code=1, photo=hand.photo_json())
+            return report_error(said, json_mode=True, code=1, photo=hand.photo_json())
         if hand.tiles:
             print(_tiles_text(photo, hand))
-        return report_error(" ".join(hand.notes), json_mode=False, code=1)
+        return report_error(said, json_mode=False, code=1)
     return hand
 
 
