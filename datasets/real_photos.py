@@ -381,19 +381,20 @@ def export_yolo(out: Path, split: str, unlabelled: Unlabelled | None = None,
     return n
 
 
-def pseudo_tiles(min_score: float = 0.6, min_face: float = 0.9) -> Unlabelled:
+def pseudo_tiles(min_score: float = 0.6, min_face: float = 0.9, back_score: float = 0.6) -> Unlabelled:
     """Boxes of the tiles a photo's labels leave out, as the shipped model sees them: face-up tiles it boxes at
     ``min_score`` or more and reads as a tile at ``min_face`` or more (the discards beside a labelled hand), and
-    its own face-down boxes at ``min_score`` or more. A face-up box the classifier reads as a back is not taken
-    as a back, or the classifier's mistakes would come back to both networks as labels."""
+    its own face-down boxes at ``back_score`` or more. A face-up box the classifier reads as a back is not taken
+    as a back, or the classifier's mistakes would come back to both networks as labels. Read down to
+    ``min_score`` (under the usual threshold, the heaps' tumbled tiles come in: models/README.md, "Retrain")."""
     from vision.tile_model import TileModel
 
     model = TileModel.load()
 
     def unlabelled(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        boxes, cls, scores = model.frame_boxes(img)
+        boxes, cls, scores = model.frame_boxes(img, conf=(min_score, back_score))
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-        backs = boxes[(cls == 1) & (scores >= min_score)]
+        backs = boxes[(cls == 1) & (scores >= back_score)]
         up = (cls == 0) & (scores >= min_score)
         faces = model.read_faces(img, boxes[up], cls[up], scores[up])
         ups = np.array([d.box for d in faces if d.tile is not None and (d.tile_score or 0) >= min_face],
@@ -409,6 +410,10 @@ def main() -> None:
     ap.add_argument("--export", type=Path, help="write the train and val splits as YOLO folders under this one")
     ap.add_argument("--no-pseudo-labels", action="store_true",
                     help="add no boxes of unlabelled tiles and backs from the shipped model")
+    ap.add_argument("--pseudo-score", type=float, default=0.6,
+                    help="an unlabelled face-up tile is labelled from this box score (0.2 takes in the heaps)")
+    ap.add_argument("--pseudo-face", type=float, default=0.9,
+                    help="... where the classifier reads it as a tile at this or more")
     a = ap.parse_args()
     if a.write_splits:
         write_split_file()
@@ -420,7 +425,7 @@ def main() -> None:
     for (source, split), (n, boxes) in sorted(counts.items()):
         print(f"{source:9s} {split:7s} {n:4d} photos {boxes:6d} boxes")
     if a.export:
-        unlabelled = None if a.no_pseudo_labels else pseudo_tiles()
+        unlabelled = None if a.no_pseudo_labels else pseudo_tiles(a.pseudo_score, a.pseudo_face)
         for split in ("train", "val"):
             print(f"{export_yolo(a.export / split, split, unlabelled)} {split} photos -> {a.export / split}")
 

@@ -159,8 +159,11 @@ def test_pseudo_labels_take_only_what_the_model_is_sure_of(monkeypatch):
     cls = np.array([0, 0, 0, 0, 1, 1])
     scores = np.array([0.9, 0.9, 0.5, 0.9, 0.7, 0.4], np.float32)
 
+    asked = []
+
     class Model:
-        def frame_boxes(self, img):
+        def frame_boxes(self, img, conf=None):
+            asked.append(conf)
             return boxes, cls, scores
 
         def read_faces(self, img, b, c, s):
@@ -175,3 +178,8 @@ def test_pseudo_labels_take_only_what_the_model_is_sure_of(monkeypatch):
     # Box 0: sure box, sure face. Box 1: the face unsure. Box 2: the box unsure. Box 3: read as a back.
     assert ups.tolist() == [[0, 0, 10, 14]]
     assert backs.tolist() == [[80, 0, 90, 14]]
+    # Read down to a lower box score and face (the heaps' tumbled tiles): boxes 1 and 2 come in; backs as before.
+    ups, backs = real_photos.pseudo_tiles(0.2, 0.5)(np.zeros((20, 120, 3), np.uint8))
+    assert ups.tolist() == [[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14]]
+    assert backs.tolist() == [[80, 0, 90, 14]]
+    assert asked == [(0.6, 0.6), (0.2, 0.6)]
