@@ -190,8 +190,9 @@ def read_rack(model: Any, image: Any) -> RackReading:
     soap = model.kind_probability(image, [d.box for d in down], SOAP)
     blank = [(d, float(p)) for d, p in zip(down, soap, strict=True) if p >= SOAP_ASKED_AT]
     read += [RackTile(SOAP, p, box=tuple(float(v) for v in d.box), why=SOAP_OR_BACK) for d, p in blank]
-    table = table_colour(image, [d.box for d in dets])
-    turned = sum(p < SOAP_ASKED_AT and not shows_table(image, d.box, table) for d, p in zip(down, soap, strict=True))
+    to_turn = [d for d, p in zip(down, soap, strict=True) if p < SOAP_ASKED_AT]
+    table = table_colour(image, [d.box for d in dets]) if to_turn else None     # only where a back may be a gap
+    turned = sum(not shows_table(image, d.box, table) for d in to_turn)
     rows = rack_rows([t.box for t in read])
     tiles = [read[i] for row in rows for i in row]
     starts = [sum(len(r) for r in rows[:k]) for k in range(len(rows))]
