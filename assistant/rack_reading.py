@@ -2,8 +2,8 @@
 and the photo's own problems.
 
 The photo is read by ``TileModel.detect``, the call ``mahj detect`` makes, with the model the profile's learned
-set gives (``assistant.session.open_model``): a rack photo is one more still image with square pixels, read
-also mirrored since a player can wait for it (``vision.mirror_reading``). What this
+set gives (``assistant.session.open_model``): a rack photo is one more still photo with square pixels, read
+as it is and mirrored as every photo is (``vision.mirror_reading``). What this
 module adds is what a hand needs: the order the tiles stand in (rows top to bottom, each left to right), the
 tiles to ask about with their likeliest alternatives (never silently taken as read; which and why:
 ``assistant.rack_doubt``), and what to do about an empty photo, tiles seen from behind, or a photo of another
@@ -173,14 +173,13 @@ def rack_order(boxes: list[tuple[float, float, float, float]]) -> list[int]:
 
 def read_rack(model: Any, image: Any) -> RackReading:
     """The rack in ``image`` (BGR) as ``model`` (a ``TileModel``) reads it through ``detect``, with the tiles to
-    ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): a
-    player waits for her rack, not for a frame, and on racks of a set never trained on it puts a quarter fewer
-    boxes where there is no tile. A box not shaped like a tile (``tile_shaped``) is dropped. A box read face
-    down is hers only where it stands beside her tiles (``on_her_rack``; the wall's end behind the rack is not);
-    one that may be a plain Soap (SOAP_ASKED_AT) stands on the rack as a Soap to ask about, the others are tiles
-    to turn, but for those that show the table's own colour (``vision.table_colour``: the felt between two tiles
-    stood apart)."""
-    dets = model.detect(image, mirror=True)
+    ask about marked (``assistant.rack_doubt``). The photo is also read mirrored (``vision.mirror_reading``): on
+    racks of a set never trained on it puts a quarter fewer boxes where there is no tile. A box not shaped like a
+    tile (``tile_shaped``) is dropped. A box read face down is hers only where it stands beside her tiles
+    (``on_her_rack``; the wall's end behind the rack is not); one that may be a plain Soap (SOAP_ASKED_AT) stands
+    on the rack as a Soap to ask about, the others are tiles to turn, but for those that show the table's own
+    colour (``vision.table_colour``: the felt between two tiles stood apart)."""
+    dets = model.detect(image, photo=True)
     read = [RackTile(d.tile, float(d.tile_score if d.tile_score is not None else d.score),
                      tuple(a for a in d.alts if a != d.tile), box=tuple(float(v) for v in d.box))
             for d in dets if d.face == "up" and d.tile]

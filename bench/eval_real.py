@@ -265,7 +265,7 @@ def _reader(model: TileModel, kind: str) -> Iterator[Reader]:
     if kind == "photo":
         yield lambda img: read_photo(model, img).detections
     else:
-        yield model.detect
+        yield lambda img: model.detect(img, photo=True)
 
 
 def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.AbstractContextManager]]:
@@ -277,7 +277,7 @@ def step_variants(model: TileModel) -> dict[str, Callable[[], contextlib.Abstrac
         with contextlib.ExitStack() as stack:
             for obj, name, value in patches:
                 stack.enter_context(patched(obj, name, value))
-            yield model.detect
+            yield lambda img: model.detect(img, photo=True)
 
     return {
         "no second size (one reading at 512)": lambda: off((tile_sizes, "SMALL_TILE_PX", 0.0),

@@ -53,7 +53,7 @@ import cv2  # noqa: E402
 from eval_real import match, patched  # noqa: E402
 
 from datasets import real_photos  # noqa: E402
-from vision import tile_sizes  # noqa: E402
+from vision import mirror_reading, tile_sizes  # noqa: E402
 from vision.tile_model import TileModel  # noqa: E402
 
 #: Tile-size bands (short side of the true box, px at the image's own resolution); goals count >= 12 px.
@@ -145,11 +145,12 @@ def _mosaic(fold: str, photos: list[tuple[np.ndarray, real_photos.RealPhoto]], k
 
 
 def read_candidates(model: TileModel, todo: list[tuple[np.ndarray, Image]], desc: str) -> list[Image]:
-    """Read every image once as ``mahj detect`` does, down to LOW for both faces."""
+    """Read every image once as ``mahj detect`` reads a photo (``vision.mirror_reading.photo_boxes``), down to LOW
+    for both faces."""
     done = []
     for img, im in tqdm(todo, desc=desc, unit="image"):
         t0 = time.perf_counter()
-        dets = model.read_faces(img, *model.frame_boxes(img, conf=(LOW, LOW)), up_conf=LOW)
+        dets = model.read_faces(img, *mirror_reading.photo_boxes(model, img, conf=(LOW, LOW)), up_conf=LOW)
         secs = time.perf_counter() - t0
         done.append(Image(im.fold, im.view, im.truth, im.codes,
                           np.array([d.box for d in dets], np.float32).reshape(-1, 4),
@@ -289,7 +290,8 @@ def without(*patches: tuple[object, str, object]) -> Iterator[None]:
         yield
 
 
-#: Each reading step of vision.tile_sizes, turned off (or set back as it was) by patching its constants.
+#: Each reading step of vision.tile_sizes, turned off (or set back as it was) by patching its constants (and
+#: its test for a whole table, which the mirrored reading of a photo leaves out).
 STEPS_OFF: dict[str, tuple[tuple[str, object], ...]] = {
     "size judged from any sure box (before)": (("SIZE_CONF", 0.675), ("MIN_SIZE_TILES", 1)),
     "slices (a large image read whole)": (("WHOLE_MAX_PX", 10 ** 6),),
@@ -297,6 +299,7 @@ STEPS_OFF: dict[str, tuple[tuple[str, object], ...]] = {
     "close-ups from 40 px (not 29)": (("LARGE_TILE_PX", 40.0),),
     "small tiles read larger": (("SMALL_TILE_PX", 0.0),),
     "aiming at 32 px (not 26)": (("SMALL_TILE_AIM_PX", 32.0),),
+    "a photo read once (not mirrored too: vision.mirror_reading)": (("small_tiles", lambda _reading, _shape: True),),
 }
 
 

@@ -193,7 +193,7 @@ def read_joined(model: TileModel, m: Marked, video: Path, typed_mm: float, scale
 def detected(model: TileModel, image: np.ndarray, shift: tuple[float, float] = (0.0, 0.0)) -> list:
     """``mahj detect``'s reading of a picture, as (x, y, face, code) box centres moved by ``shift``."""
     return [((d.box[0] + d.box[2]) / 2 + shift[0], (d.box[1] + d.box[3]) / 2 + shift[1], d.face, d.tile)
-            for d in model.detect(image)]
+            for d in model.detect(image, photo=True)]
 
 
 def score(tiles: list, boxes: np.ndarray, codes: tuple[str | None, ...]) -> dict:

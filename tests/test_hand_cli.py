@@ -29,7 +29,7 @@ class FakeModel:
     def __init__(self, reads: list[tuple[str, float, tuple[str, ...]]]) -> None:
         self.reads = reads
 
-    def detect(self, image: np.ndarray, mirror: bool = False) -> list[Detection]:
+    def detect(self, image: np.ndarray, photo: bool = False) -> list[Detection]:
         return [Detection((40.0 * i, 10.0, 40.0 * i + 36, 60.0), "up", code, 0.9, score, (code, *alts))
                 for i, (code, score, alts) in enumerate(self.reads)]
 

@@ -64,7 +64,7 @@ class FakeModel:
         self.dets = dets
         self.soap = soap or {}
 
-    def detect(self, image: np.ndarray, mirror: bool = False) -> list[Detection]:
+    def detect(self, image: np.ndarray, photo: bool = False) -> list[Detection]:
         return self.dets
 
     def kind_probability(self, image: np.ndarray, boxes: list, code: str) -> np.ndarray:

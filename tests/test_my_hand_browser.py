@@ -143,7 +143,7 @@ class BlankSoapModel:
 
     soap_box = (60.0, 10.0, 100.0, 70.0)
 
-    def detect(self, image, mirror: bool = False) -> list[Detection]:
+    def detect(self, image, photo: bool = False) -> list[Detection]:
         return [Detection((10.0, 10.0, 50.0, 70.0), "up", "5B", 0.9, 0.99, ("5B",)),
                 Detection(self.soap_box, "down", None, 0.8),
                 Detection((110.0, 10.0, 150.0, 70.0), "up", "6B", 0.9, 0.99, ("6B",))]

@@ -187,12 +187,12 @@ class TileModel:
         return self.classifier.probabilities(crops)[1]
 
     # ---------------------------------------------------------------------------------------------------- both
-    def detect(self, frame_bgr: np.ndarray, mirror: bool = False) -> list[Detection]:
-        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads. ``mirror``:
-        the boxes are found reading the picture as it is and mirrored (``vision.mirror_reading``, about twice
-        the time), for a still photo whose reader can wait, not for camera frames."""
+    def detect(self, frame_bgr: np.ndarray, photo: bool = False) -> list[Detection]:
+        """Every tile in a BGR frame: box, face, and for face-up tiles the code the classifier reads. ``photo``: a
+        still photo whose reader can wait (``mahj detect``, a rack photo), read as it is and mirrored unless it
+        is a whole table (``vision.mirror_reading``, about twice the time), not a camera frame."""
         check_image(frame_bgr)
-        boxes = mirror_reading.mirrored_boxes(self, frame_bgr) if mirror else self.frame_boxes(frame_bgr)
+        boxes = mirror_reading.photo_boxes(self, frame_bgr) if photo else self.frame_boxes(frame_bgr)
         return self.read_faces(frame_bgr, *boxes, up_conf=self.up_conf)
 
     def frame_boxes(self, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:

@@ -81,6 +81,13 @@ def tile_side(reading: Reading) -> float | None:
     return median_side(sure) if len(sure) >= MIN_SIZE_TILES else None
 
 
+def small_tiles(reading: Reading, shape: tuple[int, int]) -> bool:
+    """Whether the tiles ``reading`` boxed in an h x w image (in its pixels) were measured (``tile_side``) and are
+    under SMALL_TILE_PX at DETECTOR_SIDE: a whole table, which ``frame_boxes`` reads again larger."""
+    side = tile_side(reading)
+    return side is not None and side * DETECTOR_SIDE / max(shape) < SMALL_TILE_PX
+
+
 def frame_boxes(model: SizedDetector, frame_bgr: np.ndarray, conf: tuple[float, float] | None = None) -> Reading:
     """The tiles' boxes in an image (a camera frame or a photo, square pixels), read at the size that suits
     them, down to ``conf`` (the thresholds for whole frames, or for close-ups, if None).

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         reading = read_photo(model, frame)
         dets, scale = reading.detections, reading.scale
     else:
-        dets, scale = model.detect(frame), (1.0, 1.0)
+        dets, scale = model.detect(frame, photo=True), (1.0, 1.0)
     if args.out:
         try:
             write_image(args.out, draw_overlay(frame, dets))
