@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.tile_classifier import CROP_ZOOMS
 from vision.tile_model import BACK, CLASSES, NOT_A_TILE, TileModel, face_probability
 
 UP_CONF = 0.425
@@ -31,10 +32,13 @@ BOXES = [(0, 0.80, probs_row(_9B=0.55, none=0.40)),            # a tile the clas
 def scripted(monkeypatch: pytest.MonkeyPatch) -> TileModel:
     model = TileModel.load()
     rows = np.stack([p for cls, _, p in BOXES if cls == 0])
-    monkeypatch.setattr(model.classifier, "crops_for", lambda frame, boxes: np.zeros((len(boxes), 48, 48, 3),
-                                                                                     np.uint8))
-    monkeypatch.setattr(model.classifier, "probabilities",
-                        lambda crops: (rows[:len(crops)], np.zeros((len(crops), 128), np.float32)))
+    model.zooms_asked = []
+
+    def read_boxes(frame: np.ndarray, boxes: np.ndarray, zooms: tuple[float, ...]):
+        model.zooms_asked.append(zooms)
+        return rows[:len(boxes)], np.zeros((len(boxes), 128), np.float32), np.zeros((len(boxes), 48, 48, 3), np.uint8)
+
+    monkeypatch.setattr(model.classifier, "read_boxes", read_boxes)
     return model
 
 
@@ -49,12 +53,14 @@ def test_a_face_up_box_needs_the_classifier_to_vouch_for_a_face_and_a_doubt_betw
     dets = read(scripted, UP_CONF)
     got = [(d.face, d.tile, round(d.score, 3)) for d in dets]
     assert got == [("up", "9B", 0.48), ("up", "3C", 0.475), ("down", None, 0.9)]
+    assert scripted.zooms_asked == [CROP_ZOOMS]     # a whole image: each face read from three crops
 
 
 def test_without_a_threshold_every_box_keeps_the_detectors_score(scripted):
     """The table reader's top-down views: their threshold was chosen on the detector's score alone."""
     got = [(d.face, d.tile, round(d.score, 3)) for d in read(scripted, None)]
     assert got == [("up", "9B", 0.8), ("up", "9B", 0.6), ("up", "3C", 0.5), ("down", None, 0.9)]
+    assert scripted.zooms_asked == [(1.0,)]         # a view of the table at a fixed scale: one crop
 
 
 def test_a_tile_an_enrolled_set_reads_where_the_classifier_saw_no_face_is_vouched_for_by_the_set():

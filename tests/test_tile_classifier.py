@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.tile_classifier import CLASSES, NO_FACE_OVERRULED_AT, SECOND_LOOK, crop_square
+from vision.tile_classifier import CLASSES, CROP_ZOOMS, NO_FACE_OVERRULED_AT, SECOND_LOOK, crop_square
 from vision.tile_model import Prototypes
 
 
@@ -37,6 +37,31 @@ def test_an_unsure_crop_is_read_in_four_quarter_turns_and_a_sure_one_once(model,
     np.testing.assert_allclose(probs[unsure], np.mean(turns, axis=0)[unsure], atol=1e-5)
     np.testing.assert_allclose(probs[~unsure], once[~unsure], atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
+
+
+def test_a_box_is_read_from_crops_at_every_zoom_in_one_batch_and_the_readings_averaged(model, frame, truth):
+    """A box cut tight or loose misleads one crop: its face is the mean of the crops at CROP_ZOOMS, and the crop
+    kept for an enrolled set's second look is the one at the usual margin."""
+    boxes = np.array([t["box"] for t in truth["tiles"] if t["face"] == "up"][:5], np.float32)
+    batches = []
+    real = model.classifier.probabilities
+
+    def recorded(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        batches.append(crops.copy())
+        return real(crops)
+
+    model.classifier.probabilities = recorded
+    try:
+        probs, emb, usual = model.classifier.read_boxes(frame, boxes)
+    finally:
+        del model.classifier.probabilities
+    assert len(batches) == 1 and len(batches[0]) == len(CROP_ZOOMS) * len(boxes)
+    each = [model.classifier.probabilities(np.stack([crop_square(frame, tuple(b), extra=z) for b in boxes]))
+            for z in CROP_ZOOMS]
+    np.testing.assert_allclose(probs, np.mean([p for p, _ in each], axis=0), atol=1e-5)
+    assert not np.allclose(each[0][0], each[-1][0], atol=1e-3)     # the zooms do read differently
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
+    np.testing.assert_array_equal(usual, np.stack([crop_square(frame, tuple(b)) for b in boxes]))
 
 
 def test_the_shipped_classifier_reads_every_class_including_a_tiles_back(model):

@@ -29,6 +29,7 @@ from vision.tile_classifier import (
     BACK,
     CLASSES,
     CLASSIFIER_SIZE,
+    CROP_ZOOMS,
     NO_FACE,
     NOT_A_TILE,
     TileClassifier,
@@ -179,8 +180,7 @@ class TileModel:
         about one rather than losing it (assistant.rack_doubt.SOAP_ASKED_AT)."""
         if not boxes:
             return np.zeros(0, np.float32)
-        crops = self.classifier.crops_for(frame, np.asarray(boxes, np.float32))
-        return self.classifier.probabilities(crops)[0][:, CLASSES.index(code)]
+        return self.classifier.read_boxes(frame, np.asarray(boxes, np.float32))[0][:, CLASSES.index(code)]
 
     def embed(self, crops: np.ndarray) -> np.ndarray:
         """L2-normalised embeddings of CLASSIFIER_SIZE square crops (N, S, S, 3): what enrolment stores."""
@@ -231,12 +231,13 @@ class TileModel:
         ``up_conf``: the detector finds, the classifier vouches. A spine the classifier reads as a Bam at 0.5
         with "not a tile" at 0.4 no longer passes on the detector's word alone (leave one source out, the
         bookshelf source never trained on: precision 0.830 -> 0.861 at the same recall; models/README.md). The
-        table reader's top-down views keep the detector's score: their threshold was chosen on real tables."""
+        table reader's top-down views keep the detector's score: their threshold was chosen on real tables. A
+        whole image's faces are read from three crops each (CROP_ZOOMS), a view's from one."""
         up = np.nonzero(cls == 0)[0]
         reads: dict[int, tuple[str, float, tuple[str, ...], float]] = {}
         if len(up):
-            crops = self.classifier.crops_for(frame, boxes[up])
-            probs, emb = self.classifier.probabilities(crops)
+            zooms = CROP_ZOOMS if up_conf is not None else (1.0,)
+            probs, emb, crops = self.classifier.read_boxes(frame, boxes[up], zooms)
             likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 2]   # two more: "none" and "back" may be among them
             codes = self.classifier.codes(probs, emb, self.prototypes, crops)
             faces = face_probability(probs, [c for c, _ in codes])
