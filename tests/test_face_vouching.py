@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.tile_classifier import CROP_ZOOMS
+from vision.tile_classifier import CROP_ZOOMS, sure_as_one_crop
 from vision.tile_model import BACK, CLASSES, NOT_A_TILE, TileModel, face_probability
 
 UP_CONF = 0.425
@@ -54,6 +54,11 @@ def test_a_face_up_box_needs_the_classifier_to_vouch_for_a_face_and_a_doubt_betw
     got = [(d.face, d.tile, round(d.score, 3)) for d in dets]
     assert got == [("up", "9B", 0.48), ("up", "3C", 0.475), ("down", None, 0.9)]
     assert scripted.zooms_asked == [CROP_ZOOMS]     # a whole image: each face read from three crops
+    # the kind's score is made as sure as one crop's; what vouches for a face (above) keeps the plain mean
+    rows = sure_as_one_crop(np.stack([p for cls, _, p in BOXES if cls == 0]))
+    assert [d.tile_score for d in dets[:2]] == pytest.approx([rows[0, CLASSES.index("9B")],
+                                                              rows[2, CLASSES.index("3C")]])
+    assert rows[0, CLASSES.index("9B")] > 0.55
 
 
 def test_without_a_threshold_every_box_keeps_the_detectors_score(scripted):

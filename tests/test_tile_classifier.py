@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.tile_classifier import CLASSES, CROP_ZOOMS, NO_FACE_OVERRULED_AT, SECOND_LOOK, crop_square
+from vision.tile_classifier import (
+    CLASSES,
+    CROP_ZOOMS,
+    NO_FACE_OVERRULED_AT,
+    SECOND_LOOK,
+    crop_square,
+    sure_as_one_crop,
+)
 from vision.tile_model import Prototypes
 
 
@@ -59,6 +66,14 @@ def test_a_box_is_read_from_crops_at_every_zoom_in_one_batch_and_the_readings_av
     assert not np.allclose(each[0][0], each[-1][0], atol=1e-3)     # the zooms do read differently
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
     np.testing.assert_array_equal(usual, np.stack([crop_square(frame, tuple(b)) for b in boxes]))
+
+
+def test_the_mean_of_three_crops_is_made_as_sure_as_one_crop_without_changing_its_order():
+    mean = np.array([[0.6, 0.3, 0.1], [0.34, 0.33, 0.33], [1.0, 0.0, 0.0]], np.float32)
+    sure = sure_as_one_crop(mean)
+    np.testing.assert_allclose(sure.sum(axis=1), 1.0, rtol=1e-6)
+    assert (sure.argmax(axis=1) == mean.argmax(axis=1)).all()
+    assert sure[0, 0] > 0.6 and sure[1, 0] > 0.34 and sure[2, 0] == pytest.approx(1.0)
 
 
 def test_the_shipped_classifier_reads_every_class_including_a_tiles_back(model):

@@ -34,6 +34,7 @@ from vision.tile_classifier import (
     NOT_A_TILE,
     TileClassifier,
     crop_square,
+    sure_as_one_crop,
 )
 from vision.tile_detector import FACES, Reading, TileDetector
 from vision.tile_sizes import TOPDOWN_PX_PER_MM
@@ -180,7 +181,8 @@ class TileModel:
         about one rather than losing it (assistant.rack_doubt.SOAP_ASKED_AT)."""
         if not boxes:
             return np.zeros(0, np.float32)
-        return self.classifier.read_boxes(frame, np.asarray(boxes, np.float32))[0][:, CLASSES.index(code)]
+        probs = self.classifier.read_boxes(frame, np.asarray(boxes, np.float32))[0]
+        return sure_as_one_crop(probs)[:, CLASSES.index(code)]
 
     def embed(self, crops: np.ndarray) -> np.ndarray:
         """L2-normalised embeddings of CLASSIFIER_SIZE square crops (N, S, S, 3): what enrolment stores."""
@@ -238,8 +240,9 @@ class TileModel:
         if len(up):
             zooms = CROP_ZOOMS if up_conf is not None else (1.0,)
             probs, emb, crops = self.classifier.read_boxes(frame, boxes[up], zooms)
-            likeliest = np.argsort(-probs, axis=1)[:, :ALTS + 2]   # two more: "none" and "back" may be among them
-            codes = self.classifier.codes(probs, emb, self.prototypes, crops)
+            kinds = sure_as_one_crop(probs) if len(zooms) > 1 else probs
+            likeliest = np.argsort(-kinds, axis=1)[:, :ALTS + 2]   # two more: "none" and "back" may be among them
+            codes = self.classifier.codes(kinds, emb, self.prototypes, crops)
             faces = face_probability(probs, [c for c, _ in codes])
             for k, (i, (code, s)) in enumerate(zip(up.tolist(), codes, strict=True)):
                 ranked = [code] + [CLASSES[c] for c in likeliest[k]]
