@@ -392,10 +392,10 @@ def pseudo_tiles(min_score: float = 0.6, min_face: float = 0.9, back_score: floa
     model = TileModel.load()
 
     def unlabelled(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        boxes, cls, scores = model.frame_boxes(img, conf=(min_score, back_score))
+        boxes, cls, scores = model.frame_boxes(img, conf=(min_score, back_score))   # cut at both already
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-        backs = boxes[(cls == 1) & (scores >= back_score)]
-        up = (cls == 0) & (scores >= min_score)
+        backs = boxes[cls == 1]
+        up = cls == 0
         faces = model.read_faces(img, boxes[up], cls[up], scores[up])
         ups = np.array([d.box for d in faces if d.tile is not None and (d.tile_score or 0) >= min_face],
                        np.float32).reshape(-1, 4)

@@ -163,8 +163,10 @@ def test_pseudo_labels_take_only_what_the_model_is_sure_of(monkeypatch):
 
     class Model:
         def frame_boxes(self, img, conf=None):
+            """Cut at ``conf`` (face up, face down) as ``TileModel.frame_boxes`` cuts."""
             asked.append(conf)
-            return boxes, cls, scores
+            keep = scores >= np.where(cls == 0, conf[0], conf[1])
+            return boxes[keep], cls[keep], scores[keep]
 
         def read_faces(self, img, b, c, s):
             faces = {0: ("3B", 0.95), 20: ("3B", 0.6), 40: ("3B", 0.99), 60: (None, 0.99)}   # by the box's x
